@@ -1,0 +1,689 @@
+//! One Rust struct per schema struct, with `Default`, `Encode` and `Decode` for every version.
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::cond::Cond;
+use super::names::{field_ident, type_ident};
+use super::types::{default_expr, field_type, fixed_size, is_option, min_size};
+use crate::ir::{DefaultValue, Field, FieldType, Message, Versions};
+
+/// What emission of one struct needs to know.
+pub struct StructCtx<'a> {
+    /// Path to the runtime's `__codegen` module.
+    pub rt: &'a TokenStream,
+    pub msg: &'a Message,
+    /// Schema name of the struct.
+    pub name: &'a str,
+    pub fields: &'a [Field],
+    /// Versions in which this struct can be encoded or decoded.
+    pub within: Versions,
+    /// Whether this is the message itself (checks versions, records offsets).
+    pub is_root: bool,
+}
+
+/// A value being written: a place (`self.x`) or a reference (`el`, `v`).
+#[derive(Clone)]
+struct Val {
+    tokens: TokenStream,
+    is_ref: bool,
+}
+
+impl Val {
+    fn place(tokens: TokenStream) -> Self {
+        Val { tokens, is_ref: false }
+    }
+    fn reference(tokens: TokenStream) -> Self {
+        Val { tokens, is_ref: true }
+    }
+    /// An expression of type `&T`.
+    fn by_ref(&self) -> TokenStream {
+        let t = &self.tokens;
+        if self.is_ref {
+            quote!(#t)
+        } else {
+            quote!(&#t)
+        }
+    }
+    /// An expression of type `T` (for `Copy` types).
+    fn by_value(&self) -> TokenStream {
+        let t = &self.tokens;
+        if self.is_ref {
+            quote!(*#t)
+        } else {
+            quote!(#t)
+        }
+    }
+    /// An expression to call methods on.
+    fn receiver(&self) -> TokenStream {
+        self.tokens.clone()
+    }
+}
+
+/// Everything about one field at the versions of its struct.
+struct Plan<'a> {
+    field: &'a Field,
+    ident: Ident,
+    /// Name used in error paths.
+    label: String,
+    option: bool,
+    /// Present and sent in the regular (untagged) part.
+    regular: Cond,
+    /// Present and sent as a tagged field.
+    tagged: Cond,
+    /// Present at all.
+    present: Cond,
+    nullable: Cond,
+    /// Expression for "use the compact encoding".
+    compact: TokenStream,
+}
+
+impl StructCtx<'_> {
+    fn flexible(&self) -> Cond {
+        Cond::new(self.msg.flexible_versions, self.within)
+    }
+
+    fn has_tag_buffer(&self) -> bool {
+        self.msg.flexible_versions.is_some()
+    }
+
+    fn plans(&self) -> Vec<Plan<'_>> {
+        let flexible = self.flexible();
+        self.fields
+            .iter()
+            .map(|field| {
+                let tagged_range = field.tagged_versions.and_then(|t| t.intersect(&field.versions));
+                let regular_range = match tagged_range {
+                    None => Some(field.versions),
+                    Some(t) if t.min > field.versions.min => Some(Versions::new(field.versions.min, t.min - 1)),
+                    Some(_) => None,
+                };
+                let compact = match &field.flexible_versions {
+                    Some(over) => Cond::new(*over, self.within).expr(),
+                    None => match &flexible {
+                        Cond::Test(_) => quote!(flexible),
+                        other => other.expr(),
+                    },
+                };
+                let ident = field_ident(&field.name);
+                Plan {
+                    field,
+                    label: ident.to_string().trim_start_matches("r#").to_string(),
+                    ident,
+                    option: is_option(field),
+                    regular: Cond::new(regular_range, self.within),
+                    tagged: Cond::new(tagged_range, self.within),
+                    present: Cond::new(Some(field.versions), self.within),
+                    nullable: Cond::new(field.nullable_versions, self.within),
+                    compact,
+                }
+            })
+            .collect()
+    }
+
+    /// The struct definition, `Default`, `Encode` and `Decode`.
+    pub fn emit(&self) -> TokenStream {
+        let rt = self.rt;
+        let ty = type_ident(self.name);
+        let plans = self.plans();
+        let doc = format!(" {} (versions {}).", self.name, fmt_versions(self.within));
+        let fields = plans.iter().map(|p| {
+            let ident = &p.ident;
+            let t = field_type(p.field, rt);
+            let doc = field_doc(p.field);
+            quote!(#[doc = #doc] pub #ident: #t,)
+        });
+        let defaults = plans.iter().map(|p| {
+            let ident = &p.ident;
+            let d = default_expr(p.field, rt);
+            quote!(#ident: #d,)
+        });
+        let (tag_field, tag_default) = if self.has_tag_buffer() {
+            (
+                quote!(#[doc = " Tagged fields this version of the code does not know, kept for re-encoding."]
+                       pub unknown_tagged_fields: #rt::UnknownTags,),
+                quote!(unknown_tagged_fields: #rt::UnknownTags::new(),),
+            )
+        } else {
+            (quote!(), quote!())
+        };
+        let encode = self.emit_encode(&plans);
+        let size = self.emit_size(&plans);
+        let decode = self.emit_decode(&plans);
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct #ty {
+                #(#fields)*
+                #tag_field
+            }
+
+            impl Default for #ty {
+                fn default() -> Self {
+                    #ty { #(#defaults)* #tag_default }
+                }
+            }
+
+            impl #rt::Encode for #ty {
+                fn encode(&self, buf: &mut #rt::BytesMut, version: i16) -> Result<(), #rt::EncodeError> {
+                    #encode
+                }
+                fn encoded_size(&self, version: i16) -> Result<usize, #rt::EncodeError> {
+                    #size
+                }
+            }
+
+            impl #rt::Decode for #ty {
+                fn decode(buf: &mut #rt::Bytes, version: i16) -> Result<Self, #rt::DecodeError> {
+                    #decode
+                }
+            }
+        }
+    }
+
+    fn version_check(&self, encode: bool) -> TokenStream {
+        if !self.is_root {
+            return quote!();
+        }
+        let rt = self.rt;
+        let (min, max) = (lit(self.within.min), lit(self.within.max));
+        if encode {
+            quote!(#rt::check_encode_version(version, #rt::VersionRange::new(#min, #max))?;)
+        } else {
+            quote!(#rt::check_decode_version(version, #rt::VersionRange::new(#min, #max))?;)
+        }
+    }
+
+    fn flexible_binding(&self) -> TokenStream {
+        match self.flexible() {
+            Cond::Test(t) => quote!(let flexible = #t;),
+            _ => quote!(),
+        }
+    }
+
+    /// `work` where the field is sent untagged; where it is absent, a check that it holds
+    /// nothing the version cannot carry.
+    fn regular_or_absent(&self, p: &Plan<'_>, work: TokenStream) -> TokenStream {
+        if matches!(p.tagged, Cond::Never) && !p.field.ignorable {
+            p.regular.branch(work, self.absent_error(p))
+        } else {
+            let work = p.regular.branch(work, quote!());
+            let absent = self.absent_check(p);
+            quote!(#work #absent)
+        }
+    }
+
+    /// The statement failing when the field is not at its default.
+    fn absent_error(&self, p: &Plan<'_>) -> TokenStream {
+        let rt = self.rt;
+        let (ident, name, label) = (&p.ident, self.name, &p.label);
+        let test = not_default(p.field, quote!(self.#ident), rt);
+        quote! {
+            if #test {
+                return Err(#rt::field_not_in_version(version).within(#name, #label));
+            }
+        }
+    }
+
+    /// Statements that fail when an absent field holds a non-default value it cannot carry.
+    fn absent_check(&self, p: &Plan<'_>) -> TokenStream {
+        if p.field.ignorable {
+            return quote!();
+        }
+        let rt = self.rt;
+        let (ident, name, label) = (&p.ident, self.name, &p.label);
+        let test = not_default(p.field, quote!(self.#ident), rt);
+        let body = quote! {
+            if #test {
+                return Err(#rt::field_not_in_version(version).within(#name, #label));
+            }
+        };
+        match &p.present {
+            Cond::Always => quote!(),
+            Cond::Never => body,
+            Cond::Test(t) => quote!(if !(#t) { #body }),
+        }
+    }
+
+    fn tagged_plans<'p>(&self, plans: &'p [Plan<'p>]) -> Vec<&'p Plan<'p>> {
+        let mut tagged: Vec<&Plan<'_>> = plans.iter().filter(|p| !matches!(p.tagged, Cond::Never)).collect();
+        tagged.sort_by_key(|p| p.field.tag);
+        tagged
+    }
+
+    fn emit_encode(&self, plans: &[Plan<'_>]) -> TokenStream {
+        let rt = self.rt;
+        let check = self.version_check(true);
+        let flexible = self.flexible_binding();
+        let regular = plans.iter().map(|p| {
+            let ident = &p.ident;
+            let write = self.write_field(p, Val::place(quote!(self.#ident)));
+            self.regular_or_absent(p, write)
+        });
+        let tags = if self.has_tag_buffer() && self.tagged_plans(plans).is_empty() {
+            let name = self.name;
+            let body = quote!(#rt::put_unknown_tags(buf, &self.unknown_tagged_fields););
+            let otherwise = quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;);
+            self.flexible().branch(body, otherwise)
+        } else if self.has_tag_buffer() {
+            let tagged = self.tagged_plans(plans);
+            let present_names: Vec<Ident> =
+                tagged.iter().map(|p| format_ident!("tag_{}", p.field.tag.unwrap_or(0))).collect();
+            let presents = tagged.iter().zip(&present_names).map(|(p, flag)| {
+                let ident = &p.ident;
+                let test = not_default(p.field, quote!(self.#ident), rt);
+                let cond = p.tagged.expr();
+                quote!(let #flag = #cond && #test;)
+            });
+            let writes = tagged.iter().zip(&present_names).map(|(p, flag)| {
+                let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
+                let ident = &p.ident;
+                let size = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
+                let write = self.write_field(p, Val::place(quote!(self.#ident)));
+                quote! {
+                    if #flag {
+                        #rt::put_unknown_tags_below(buf, &mut unknown, #tag);
+                        let mut value_size = 0usize;
+                        #size
+                        #rt::put_tagged_header(buf, #tag, value_size);
+                        #write
+                    }
+                }
+            });
+            let body = quote! {
+                #(#presents)*
+                let count = self.unknown_tagged_fields.len() #(+ usize::from(#present_names))*;
+                #rt::put_uvarint(buf, count as u32);
+                let mut unknown = self.unknown_tagged_fields.iter().peekable();
+                #(#writes)*
+                #rt::put_remaining_unknown_tags(buf, &mut unknown);
+            };
+            let name = self.name;
+            let otherwise = quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;);
+            self.flexible().branch(body, otherwise)
+        } else {
+            quote!()
+        };
+        quote! {
+            #check
+            #flexible
+            #(#regular)*
+            #tags
+            Ok(())
+        }
+    }
+
+    fn emit_size(&self, plans: &[Plan<'_>]) -> TokenStream {
+        let rt = self.rt;
+        let check = self.version_check(true);
+        let flexible = self.flexible_binding();
+        let acc = format_ident!("size");
+        let regular = plans.iter().map(|p| {
+            let ident = &p.ident;
+            let s = self.size_field(p, Val::place(quote!(self.#ident)), &acc);
+            self.regular_or_absent(p, s)
+        });
+        let tags = if self.has_tag_buffer() && self.tagged_plans(plans).is_empty() {
+            let name = self.name;
+            let body = quote!(size += #rt::unknown_tags_section_size(&self.unknown_tagged_fields););
+            let otherwise = quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;);
+            self.flexible().branch(body, otherwise)
+        } else if self.has_tag_buffer() {
+            let tagged = self.tagged_plans(plans);
+            let items = tagged.iter().map(|p| {
+                let ident = &p.ident;
+                let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
+                let test = not_default(p.field, quote!(self.#ident), rt);
+                let cond = p.tagged.expr();
+                let s = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
+                quote! {
+                    if #cond && #test {
+                        count += 1;
+                        let mut value_size = 0usize;
+                        #s
+                        size += #rt::tagged_field_size(#tag, value_size);
+                    }
+                }
+            });
+            let name = self.name;
+            let body = quote! {
+                let mut count = self.unknown_tagged_fields.len();
+                size += #rt::unknown_tags_size(&self.unknown_tagged_fields);
+                #(#items)*
+                size += #rt::uvarint_size(count as u32);
+            };
+            let otherwise = quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;);
+            self.flexible().branch(body, otherwise)
+        } else {
+            quote!()
+        };
+        quote! {
+            #check
+            #flexible
+            let mut size = 0usize;
+            #(#regular)*
+            #tags
+            Ok(size)
+        }
+    }
+
+    fn emit_decode(&self, plans: &[Plan<'_>]) -> TokenStream {
+        let rt = self.rt;
+        let ty = type_ident(self.name);
+        let flexible = self.flexible_binding();
+        let name = self.name;
+        let regular = plans.iter().map(|p| {
+            let ident = &p.ident;
+            let read = self.read_field(p);
+            p.regular.branch(quote!(this.#ident = #read;), quote!())
+        });
+        let tags = if self.has_tag_buffer() && self.tagged_plans(plans).is_empty() {
+            let body = quote!(#rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields).within(#name, "unknown_tagged_fields")?;);
+            self.flexible().branch(body, quote!())
+        } else if self.has_tag_buffer() {
+            let known = self.tagged_plans(plans);
+            let seen = if known.is_empty() { quote!() } else { quote!(let mut seen = 0u64;) };
+            let arms = known.into_iter().map(|p| {
+                let ident = &p.ident;
+                let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
+                let read = self.read_field(p);
+                let label = &p.label;
+                let accept = quote! {
+                    #rt::note_known_tag(&mut seen, #tag).within(#name, "unknown_tagged_fields")?;
+                    let declared = value.len();
+                    let buf = &mut value;
+                    this.#ident = #read;
+                    #rt::check_tagged_consumed(#tag, declared, buf).within(#name, #label)?;
+                };
+                let reject = quote!(return Err(#rt::tag_not_valid(#tag, version).within(#name, #label)););
+                let body = p.tagged.branch(accept, reject);
+                quote!(#tag => { #body })
+            });
+            let body = quote! {
+                let count = #rt::get_uvarint(buf).within(#name, "unknown_tagged_fields")?;
+                #seen
+                for _ in 0..count {
+                    let (tag, mut value) = #rt::get_tagged_field(buf).within(#name, "unknown_tagged_fields")?;
+                    match tag {
+                        #(#arms)*
+                        _ => #rt::keep_unknown_tag(&mut this.unknown_tagged_fields, tag, value).within(#name, "unknown_tagged_fields")?,
+                    }
+                }
+            };
+            self.flexible().branch(body, quote!())
+        } else {
+            quote!()
+        };
+        let body = quote! {
+            #flexible
+            let mut this = #ty::default();
+            #(#regular)*
+            #tags
+            Ok(this)
+        };
+        if self.is_root {
+            let check = self.version_check(false);
+            quote! {
+                #check
+                #rt::decode_message(buf, |buf| { #body })
+            }
+        } else {
+            body
+        }
+    }
+
+    // ---- per-field pieces ----
+
+    /// Statements writing the field (whose reference expression is `val`).
+    fn write_field(&self, p: &Plan<'_>, val: Val) -> TokenStream {
+        let rt = self.rt;
+        let (name, label) = (self.name, &p.label);
+        let compact = &p.compact;
+        if !p.option {
+            return self.write_value(&p.field.ty, val, compact, label);
+        }
+        let some = self.write_value(&p.field.ty, Val::reference(quote!(v)), compact, label);
+        let marker = |present: bool| match p.field.ty {
+            FieldType::Struct(_) => p.nullable.branch(quote!(#rt::put_struct_marker(buf, #present);), quote!()),
+            _ => quote!(),
+        };
+        let some_marker = marker(true);
+        let null = match &p.field.ty {
+            FieldType::String => quote!(#rt::put_nullable_string(buf, None, #compact).within(#name, #label)?;),
+            FieldType::Bytes | FieldType::Records => {
+                quote!(#rt::put_nullable_bytes(buf, None, #compact).within(#name, #label)?;)
+            }
+            FieldType::Array(_) => quote!(#rt::put_array_len(buf, None, #compact).within(#name, #label)?;),
+            _ => marker(false),
+        };
+        let none = p.nullable.branch(null, quote!(return Err(#rt::null_not_allowed(version).within(#name, #label));));
+        let r = val.by_ref();
+        quote! {
+            match #r {
+                Some(v) => { #some_marker #some }
+                None => { #none }
+            }
+        }
+    }
+
+    fn write_value(&self, ty: &FieldType, val: Val, compact: &TokenStream, label: &str) -> TokenStream {
+        let rt = self.rt;
+        let name = self.name;
+        let (r, v, m) = (val.by_ref(), val.by_value(), val.receiver());
+        match ty {
+            FieldType::Bool => quote!(#rt::put_bool(buf, #v);),
+            FieldType::Int8 => quote!(#rt::put_i8(buf, #v);),
+            FieldType::Int16 => quote!(#rt::put_i16(buf, #v);),
+            FieldType::Uint16 => quote!(#rt::put_u16(buf, #v);),
+            FieldType::Int32 => quote!(#rt::put_i32(buf, #v);),
+            FieldType::Uint32 => quote!(#rt::put_u32(buf, #v);),
+            FieldType::Int64 => quote!(#rt::put_i64(buf, #v);),
+            FieldType::Float64 => quote!(#rt::put_f64(buf, #v);),
+            FieldType::Uuid => quote!(#rt::put_uuid(buf, #r);),
+            FieldType::String => quote!(#rt::put_string(buf, #r, #compact).within(#name, #label)?;),
+            FieldType::Bytes => quote!(#rt::put_bytes(buf, #r, #compact).within(#name, #label)?;),
+            FieldType::Records => quote!(#rt::put_bytes(buf, #m.as_bytes(), #compact).within(#name, #label)?;),
+            FieldType::Struct(_) => quote!(#rt::Encode::encode(#r, buf, version).within(#name, #label)?;),
+            FieldType::Array(inner) => {
+                let elem = self.write_value(inner, Val::reference(quote!(el)), compact, label);
+                quote! {
+                    #rt::put_array_len(buf, Some(#m.len()), #compact).within(#name, #label)?;
+                    for el in #m.iter() { #elem }
+                }
+            }
+        }
+    }
+
+    /// Statements adding the field's encoded size to `acc`.
+    fn size_field(&self, p: &Plan<'_>, val: Val, acc: &Ident) -> TokenStream {
+        let rt = self.rt;
+        let (name, label) = (self.name, &p.label);
+        let compact = &p.compact;
+        if !p.option {
+            return self.size_value(&p.field.ty, val, compact, label, acc);
+        }
+        let some = self.size_value(&p.field.ty, Val::reference(quote!(v)), compact, label, acc);
+        let is_struct = matches!(p.field.ty, FieldType::Struct(_));
+        let some_marker = if is_struct { p.nullable.branch(quote!(#acc += 1;), quote!()) } else { quote!() };
+        let null = match &p.field.ty {
+            FieldType::String => quote!(#acc += #rt::nullable_string_size(None, #compact);),
+            FieldType::Bytes | FieldType::Records => quote!(#acc += #rt::nullable_bytes_size(None, #compact);),
+            FieldType::Array(_) => quote!(#acc += #rt::array_len_size(None, #compact);),
+            _ => quote!(#acc += 1;),
+        };
+        let none = p.nullable.branch(null, quote!(return Err(#rt::null_not_allowed(version).within(#name, #label));));
+        let r = val.by_ref();
+        quote! {
+            match #r {
+                Some(v) => { #some_marker #some }
+                None => { #none }
+            }
+        }
+    }
+
+    fn size_value(&self, ty: &FieldType, val: Val, compact: &TokenStream, label: &str, acc: &Ident) -> TokenStream {
+        let rt = self.rt;
+        let name = self.name;
+        if let Some(n) = fixed_size(ty) {
+            return quote!(#acc += #n;);
+        }
+        let (r, m) = (val.by_ref(), val.receiver());
+        match ty {
+            FieldType::String => quote!(#acc += #rt::string_size(#r, #compact);),
+            FieldType::Bytes => quote!(#acc += #rt::bytes_size(#r, #compact);),
+            FieldType::Records => quote!(#acc += #rt::bytes_size(#m.as_bytes(), #compact);),
+            FieldType::Struct(_) => quote!(#acc += #rt::Encode::encoded_size(#r, version).within(#name, #label)?;),
+            FieldType::Array(inner) => {
+                let len = quote!(#acc += #rt::array_len_size(Some(#m.len()), #compact););
+                let elems = match fixed_size(inner) {
+                    Some(n) => quote!(#acc += #m.len() * #n;),
+                    None => {
+                        let elem = self.size_value(inner, Val::reference(quote!(el)), compact, label, acc);
+                        quote!(for el in #m.iter() { #elem })
+                    }
+                };
+                quote!(#len #elems)
+            }
+            _ => quote!(),
+        }
+    }
+
+    /// An expression reading the field's Rust value from `buf`.
+    fn read_field(&self, p: &Plan<'_>) -> TokenStream {
+        let rt = self.rt;
+        let (name, label) = (self.name, &p.label);
+        let compact = &p.compact;
+        let plain = self.read_value(&p.field.ty, compact, label);
+        if !p.option {
+            return plain;
+        }
+        let nullable = match &p.field.ty {
+            FieldType::String => quote!(#rt::get_nullable_string(buf, #compact).within(#name, #label)?),
+            FieldType::Bytes => quote!(#rt::get_nullable_bytes(buf, #compact).within(#name, #label)?),
+            FieldType::Records => quote!(#rt::get_nullable_records(buf, #compact).within(#name, #label)?),
+            FieldType::Array(inner) => {
+                let min = min_size(inner);
+                let elem = self.read_value(inner, compact, label);
+                quote! {
+                    match #rt::get_array_len(buf, #compact, #min).within(#name, #label)? {
+                        None => None,
+                        Some(n) => {
+                            let mut items = Vec::with_capacity(n);
+                            for _ in 0..n { items.push(#elem); }
+                            Some(items)
+                        }
+                    }
+                }
+            }
+            FieldType::Struct(_) => quote! {
+                if #rt::get_struct_marker(buf).within(#name, #label)? { Some(#plain) } else { None }
+            },
+            // Other types cannot be nullable (validation rule 18); read them as present.
+            _ => quote!(Some(#plain)),
+        };
+        match &p.nullable {
+            Cond::Always => nullable,
+            Cond::Never => quote!(Some(#plain)),
+            Cond::Test(t) => quote!(if #t { #nullable } else { Some(#plain) }),
+        }
+    }
+
+    fn read_value(&self, ty: &FieldType, compact: &TokenStream, label: &str) -> TokenStream {
+        let rt = self.rt;
+        let name = self.name;
+        match ty {
+            FieldType::Bool => quote!(#rt::get_bool(buf).within(#name, #label)?),
+            FieldType::Int8 => quote!(#rt::get_i8(buf).within(#name, #label)?),
+            FieldType::Int16 => quote!(#rt::get_i16(buf).within(#name, #label)?),
+            FieldType::Uint16 => quote!(#rt::get_u16(buf).within(#name, #label)?),
+            FieldType::Int32 => quote!(#rt::get_i32(buf).within(#name, #label)?),
+            FieldType::Uint32 => quote!(#rt::get_u32(buf).within(#name, #label)?),
+            FieldType::Int64 => quote!(#rt::get_i64(buf).within(#name, #label)?),
+            FieldType::Float64 => quote!(#rt::get_f64(buf).within(#name, #label)?),
+            FieldType::Uuid => quote!(#rt::get_uuid(buf).within(#name, #label)?),
+            FieldType::String => quote!(#rt::get_string(buf, #compact).within(#name, #label)?),
+            FieldType::Bytes => quote!(#rt::get_bytes(buf, #compact).within(#name, #label)?),
+            FieldType::Records => quote!(#rt::get_records(buf, #compact).within(#name, #label)?),
+            FieldType::Struct(s) => {
+                let t = type_ident(s);
+                quote!(<#t as #rt::Decode>::decode(buf, version).within(#name, #label)?)
+            }
+            FieldType::Array(inner) => {
+                let min = min_size(inner);
+                let elem = self.read_value(inner, compact, label);
+                quote! {{
+                    let n = #rt::get_non_null_array_len(buf, #compact, #min).within(#name, #label)?;
+                    let mut items = Vec::with_capacity(n);
+                    for _ in 0..n { items.push(#elem); }
+                    items
+                }}
+            }
+        }
+    }
+}
+
+/// `value != default` for the field, written so that type inference and cheap checks work
+/// (`is_empty`, `is_some`) and no default value is built where it need not be.
+fn not_default(field: &Field, value: TokenStream, rt: &TokenStream) -> TokenStream {
+    let option = is_option(field);
+    match (&field.default, &field.ty) {
+        (DefaultValue::Null, _) => quote!(#value.is_some()),
+        (DefaultValue::Implicit, FieldType::Records) if option => quote!(#value.is_some()),
+        (DefaultValue::Implicit, FieldType::Array(_) | FieldType::Bytes | FieldType::Records) => {
+            if option {
+                quote!(#value.as_ref().map_or(true, |v| !v.is_empty()))
+            } else {
+                quote!(!#value.is_empty())
+            }
+        }
+        (DefaultValue::Implicit | DefaultValue::Str(_), FieldType::String) => {
+            let text = match &field.default {
+                DefaultValue::Str(t) => t.clone(),
+                _ => String::new(),
+            };
+            if option {
+                quote!(#value.as_deref() != Some(#text))
+            } else {
+                quote!(#value.as_str() != #text)
+            }
+        }
+        _ => {
+            let d = default_expr(field, rt);
+            quote!(#value != #d)
+        }
+    }
+}
+
+fn lit(v: i16) -> Literal {
+    Literal::i16_unsuffixed(v)
+}
+
+fn fmt_versions(v: Versions) -> String {
+    if v.is_open_ended() {
+        format!("{}+", v.min)
+    } else if v.min == v.max {
+        format!("{}", v.min)
+    } else {
+        format!("{}-{}", v.min, v.max)
+    }
+}
+
+fn field_doc(field: &Field) -> String {
+    let mut doc = String::from(" ");
+    if let Some(about) = &field.about {
+        doc.push_str(about.trim());
+        if !doc.ends_with('.') {
+            doc.push('.');
+        }
+        doc.push(' ');
+    }
+    doc.push_str(&format!("Versions {}", fmt_versions(field.versions)));
+    if let Some(n) = field.nullable_versions {
+        doc.push_str(&format!("; nullable {}", fmt_versions(n)));
+    }
+    if let (Some(t), Some(tag)) = (field.tagged_versions, field.tag) {
+        doc.push_str(&format!("; tag {tag} in {}", fmt_versions(t)));
+    }
+    doc.push('.');
+    doc
+}

@@ -1,0 +1,131 @@
+//! Rust types, default values and element sizes for schema field types.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::names::type_ident;
+use crate::ir::{DefaultValue, Field, FieldType};
+
+/// Whether the Rust field is an `Option`: nullable in some version, or defaulting to null.
+pub fn is_option(field: &Field) -> bool {
+    field.nullable_versions.is_some() || matches!(field.default, DefaultValue::Null)
+}
+
+/// The Rust type of one value of `ty` (not wrapped in `Option`).
+pub fn value_type(ty: &FieldType, rt: &TokenStream) -> TokenStream {
+    match ty {
+        FieldType::Bool => quote!(bool),
+        FieldType::Int8 => quote!(i8),
+        FieldType::Int16 => quote!(i16),
+        FieldType::Uint16 => quote!(u16),
+        FieldType::Int32 => quote!(i32),
+        FieldType::Uint32 => quote!(u32),
+        FieldType::Int64 => quote!(i64),
+        FieldType::Float64 => quote!(f64),
+        FieldType::String => quote!(#rt::StrBytes),
+        FieldType::Bytes => quote!(#rt::Bytes),
+        FieldType::Uuid => quote!(#rt::Uuid),
+        FieldType::Records => quote!(#rt::Records),
+        FieldType::Struct(name) => {
+            let t = type_ident(name);
+            quote!(#t)
+        }
+        FieldType::Array(inner) => {
+            let t = value_type(inner, rt);
+            quote!(Vec<#t>)
+        }
+    }
+}
+
+/// The Rust type of the field.
+pub fn field_type(field: &Field, rt: &TokenStream) -> TokenStream {
+    let t = value_type(&field.ty, rt);
+    if is_option(field) {
+        quote!(Option<#t>)
+    } else {
+        t
+    }
+}
+
+/// The fewest bytes one encoded element of `ty` can take (at least 1), used to bound array
+/// lengths read from the wire before allocating.
+pub fn min_size(ty: &FieldType) -> usize {
+    match ty {
+        FieldType::Int16 | FieldType::Uint16 => 2,
+        FieldType::Int32 | FieldType::Uint32 => 4,
+        FieldType::Int64 | FieldType::Float64 => 8,
+        FieldType::Uuid => 16,
+        _ => 1,
+    }
+}
+
+/// Fixed encoded size of a value of `ty`, if it has one.
+pub fn fixed_size(ty: &FieldType) -> Option<usize> {
+    match ty {
+        FieldType::Bool | FieldType::Int8 => Some(1),
+        FieldType::Int16 | FieldType::Uint16 => Some(2),
+        FieldType::Int32 | FieldType::Uint32 => Some(4),
+        FieldType::Int64 | FieldType::Float64 => Some(8),
+        FieldType::Uuid => Some(16),
+        _ => None,
+    }
+}
+
+fn int_literal(ty: &FieldType, v: i64) -> TokenStream {
+    let lit = match ty {
+        FieldType::Int8 => Literal::i8_suffixed(v as i8),
+        FieldType::Int16 => Literal::i16_suffixed(v as i16),
+        FieldType::Uint16 => Literal::u16_suffixed(v as u16),
+        FieldType::Int32 => Literal::i32_suffixed(v as i32),
+        FieldType::Uint32 => Literal::u32_suffixed(v as u32),
+        _ => Literal::i64_suffixed(v),
+    };
+    quote!(#lit)
+}
+
+/// The default value of the field, as an expression of the field's Rust type.
+pub fn default_expr(field: &Field, rt: &TokenStream) -> TokenStream {
+    let value = match (&field.default, &field.ty) {
+        (DefaultValue::Null, _) => return quote!(None),
+        (DefaultValue::Implicit, FieldType::Records) if is_option(field) => return quote!(None),
+        (DefaultValue::Bool(b), _) => quote!(#b),
+        (DefaultValue::Int(v), ty) => int_literal(ty, *v),
+        (DefaultValue::Float(f), _) => {
+            let lit = Literal::f64_suffixed(*f);
+            quote!(#lit)
+        }
+        (DefaultValue::Str(s), FieldType::String) => quote!(#rt::StrBytes::from_static_str(#s)),
+        (DefaultValue::Uuid(raw), _) => {
+            let bytes = raw.iter();
+            quote!(#rt::Uuid::from_bytes([#(#bytes),*]))
+        }
+        (_, ty) => implicit_default(ty, rt),
+    };
+    if is_option(field) {
+        quote!(Some(#value))
+    } else {
+        value
+    }
+}
+
+fn implicit_default(ty: &FieldType, rt: &TokenStream) -> TokenStream {
+    match ty {
+        FieldType::Bool => quote!(false),
+        FieldType::Float64 => quote!(0.0),
+        FieldType::Int8
+        | FieldType::Int16
+        | FieldType::Uint16
+        | FieldType::Int32
+        | FieldType::Uint32
+        | FieldType::Int64 => int_literal(ty, 0),
+        FieldType::String => quote!(#rt::StrBytes::from_static_str("")),
+        FieldType::Bytes => quote!(#rt::Bytes::new()),
+        FieldType::Uuid => quote!(#rt::Uuid::nil()),
+        FieldType::Records => quote!(#rt::Records::default()),
+        FieldType::Struct(name) => {
+            let t = type_ident(name);
+            quote!(#t::default())
+        }
+        FieldType::Array(_) => quote!(Vec::new()),
+    }
+}

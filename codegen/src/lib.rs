@@ -1,0 +1,32 @@
+//! kafka-wire-codegen: Rust types, encoders and decoders from Apache Kafka's JSON message schemas.
+//!
+//! One engine, thin front-ends: [`Config::generate`] turns schema folders into files in memory;
+//! `build.rs` ([`compile_schemas`]), the `kafka-wire-codegen` CLI and the tests only decide
+//! where those files go. The stages are explicit:
+//! schema model ([`schema`], [`parse`]) → validation ([`validate`]) → IR ([`ir`], [`lower`])
+//! → emission with `quote!` ([`emit`]) → formatting with prettyplease.
+//!
+//! In a `build.rs`:
+//! ```no_run
+//! kafka_wire_codegen::compile_schemas("schemas").unwrap();
+//! ```
+//! then in the crate: `include!(concat!(env!("OUT_DIR"), "/kafka-wire/mod.rs"));`.
+
+pub mod config;
+pub mod diagnostics;
+pub mod emit;
+mod error;
+mod format;
+pub mod ir;
+mod locate;
+pub mod lower;
+pub mod parse;
+pub mod schema;
+pub mod validate;
+
+pub use config::{compile_schemas, Config, Generated, WriteReport};
+pub use diagnostics::{SchemaError, SchemaErrors};
+pub use emit::IndexLayout;
+pub use error::Error;
+pub use locate::locate_kafka_schemas;
+pub use lower::{load_dir, load_str};

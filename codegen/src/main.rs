@@ -1,0 +1,97 @@
+//! `kafka-wire-codegen`: regenerates checked-in Rust code from Kafka message schemas.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use kafka_wire_codegen::Config;
+
+/// Generate Rust types, encoders and decoders from Apache Kafka's JSON message schemas.
+#[derive(Parser)]
+#[command(name = "kafka-wire-codegen", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate one Rust file per schema plus an index (mod.rs) into the output folder,
+    /// rewriting only files whose content changed and removing orphaned ones.
+    Generate(Options),
+    /// Exit non-zero, listing the differences, if the output folder is not what `generate`
+    /// would write.
+    Check(Options),
+}
+
+#[derive(Args)]
+struct Options {
+    /// Folder of schema files (*.json); repeat for several.
+    #[arg(long = "schemas", value_name = "DIR", default_value = "schemas")]
+    schemas: Vec<PathBuf>,
+    /// Output folder; it holds only generated files.
+    #[arg(long, value_name = "DIR", default_value = "generated/src/messages")]
+    out: PathBuf,
+    /// Rust path of the runtime crate that generated code calls.
+    #[arg(long, value_name = "PATH", default_value = "::kafka_wire_runtime")]
+    runtime_path: String,
+    /// Only these APIs (name like `Fetch`, or numeric key); repeat for several.
+    #[arg(long = "api", value_name = "NAME")]
+    apis: Vec<String>,
+}
+
+impl Options {
+    fn config(&self) -> Config {
+        let mut config = Config::new();
+        for dir in &self.schemas {
+            config.schema_dir(dir);
+        }
+        config.out_dir(&self.out).runtime_path(&self.runtime_path).regenerate_command(self.command_line());
+        if !self.apis.is_empty() {
+            config.include_apis(self.apis.iter().cloned());
+        }
+        config
+    }
+
+    /// The `generate` command that reproduces this output, for file headers.
+    fn command_line(&self) -> String {
+        let mut cmd = String::from("cargo run -p kafka-wire-codegen -- generate");
+        for dir in &self.schemas {
+            cmd.push_str(&format!(" --schemas {}", dir.display()));
+        }
+        cmd.push_str(&format!(" --out {}", self.out.display()));
+        if self.runtime_path != "::kafka_wire_runtime" {
+            cmd.push_str(&format!(" --runtime-path {}", self.runtime_path));
+        }
+        for api in &self.apis {
+            cmd.push_str(&format!(" --api {api}"));
+        }
+        cmd
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Generate(opts) => opts.config().write().map(|(generated, report)| {
+            println!(
+                "{} into {} ({} written, {} unchanged, {} removed)",
+                generated.summary(),
+                opts.out.display(),
+                report.written.len(),
+                report.unchanged.len(),
+                report.removed.len()
+            );
+        }),
+        Command::Check(opts) => opts.config().check().map(|generated| {
+            println!("{} is up to date: {}", opts.out.display(), generated.summary());
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

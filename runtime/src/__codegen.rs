@@ -1,0 +1,487 @@
+//! Everything generated code names, in one place. Not a stable API: only for code that
+//! `kafka-wire-codegen` emits, which always refers to items as `<runtime>::__codegen::…`.
+
+use std::{collections::btree_map, iter::Peekable};
+
+use bytes::BufMut;
+pub use bytes::{Bytes, BytesMut};
+
+pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::records::Records;
+pub use crate::str_bytes::StrBytes;
+pub use crate::tagged::UnknownTags;
+pub use crate::traits::{Decode, Encode, Message, Request, Response};
+pub use crate::version::VersionRange;
+pub use crate::wire::*;
+pub use bytes::{Buf, BufMut as BufMutTrait};
+pub use uuid::Uuid;
+
+/// Kafka's limit for string lengths, on both the classic and the compact form.
+pub const MAX_STRING_LEN: usize = i16::MAX as usize;
+
+/// Iterator over unknown tags, consumed in tag order while known tags are interleaved.
+pub type UnknownTagIter<'a> = Peekable<btree_map::Iter<'a, u32, Bytes>>;
+
+/// Adds the (struct, field) being processed to an error's path.
+pub trait WithinPath {
+    /// Records that the error happened inside `structure.field`.
+    fn within(self, structure: &'static str, field: &'static str) -> Self;
+}
+
+impl<T> WithinPath for Result<T, DecodeError> {
+    #[inline]
+    fn within(self, structure: &'static str, field: &'static str) -> Self {
+        self.map_err(|e| e.within(structure, field))
+    }
+}
+
+impl<T> WithinPath for Result<T, EncodeError> {
+    #[inline]
+    fn within(self, structure: &'static str, field: &'static str) -> Self {
+        self.map_err(|e| e.within(structure, field))
+    }
+}
+
+// ---- versions ----
+
+/// Fails when `version` is outside `valid` (decoding side).
+#[inline]
+pub fn check_decode_version(version: i16, valid: VersionRange) -> Result<(), DecodeError> {
+    if valid.contains(version) {
+        Ok(())
+    } else {
+        Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion {
+            version,
+            min: valid.min,
+            max: valid.max,
+        }))
+    }
+}
+
+/// Fails when `version` is outside `valid` (encoding side).
+#[inline]
+pub fn check_encode_version(version: i16, valid: VersionRange) -> Result<(), EncodeError> {
+    if valid.contains(version) {
+        Ok(())
+    } else {
+        Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
+            version,
+            min: valid.min,
+            max: valid.max,
+        }))
+    }
+}
+
+/// The error for a non-default, non-ignorable field at a version that lacks it.
+#[cold]
+pub fn field_not_in_version(version: i16) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::FieldNotInVersion { version })
+}
+
+/// The error for a `None` where the field is not nullable at `version`.
+#[cold]
+pub fn null_not_allowed(version: i16) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::NullNotAllowed { version })
+}
+
+/// The error for a null read where the field is not nullable.
+#[cold]
+pub fn unexpected_null() -> DecodeError {
+    DecodeError::new(DecodeErrorKind::UnexpectedNull)
+}
+
+/// Decodes a whole top-level value, recording the byte offset of any failure.
+#[inline]
+pub fn decode_message<T>(
+    buf: &mut Bytes,
+    decode: impl FnOnce(&mut Bytes) -> Result<T, DecodeError>,
+) -> Result<T, DecodeError> {
+    let start = buf.len();
+    decode(buf).map_err(|e| {
+        let consumed = start - buf.len();
+        e.at_offset(consumed)
+    })
+}
+
+// ---- lengths ----
+
+fn too_long(length: usize, max: usize) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::TooLong { length, max })
+}
+
+/// Reads a length prefix: classic `i16`/`i32` with -1 for null, or compact `uvarint` N+1 with
+/// 0 for null. A length is checked against the bytes remaining times `min_elem_size`.
+#[inline]
+fn get_len(buf: &mut Bytes, compact: bool, wide: bool, min_elem_size: usize) -> Result<Option<usize>, DecodeError> {
+    let raw: i64 = if compact {
+        i64::from(get_uvarint(buf)?) - 1
+    } else if wide {
+        i64::from(get_i32(buf)?)
+    } else {
+        i64::from(get_i16(buf)?)
+    };
+    if raw == -1 {
+        return Ok(None);
+    }
+    if raw < -1 {
+        return Err(DecodeError::new(DecodeErrorKind::InvalidLength(raw)));
+    }
+    let len = raw as u64;
+    let available = buf.len();
+    if len.saturating_mul(min_elem_size.max(1) as u64) > available as u64 {
+        return Err(DecodeError::new(DecodeErrorKind::LengthExceedsInput { length: len, available }));
+    }
+    Ok(Some(len as usize))
+}
+
+#[inline]
+fn put_len(buf: &mut BytesMut, len: Option<usize>, compact: bool, wide: bool) -> Result<(), EncodeError> {
+    match (len, compact) {
+        (None, true) => buf.put_u8(0),
+        (None, false) if wide => buf.put_i32(-1),
+        (None, false) => buf.put_i16(-1),
+        (Some(n), true) => {
+            let n = u32::try_from(n).ok().filter(|n| *n < u32::MAX).ok_or_else(|| too_long(n, u32::MAX as usize - 1))?;
+            put_uvarint(buf, n + 1)
+        }
+        (Some(n), false) if wide => {
+            buf.put_i32(i32::try_from(n).map_err(|_| too_long(n, i32::MAX as usize))?)
+        }
+        (Some(n), false) => buf.put_i16(i16::try_from(n).map_err(|_| too_long(n, i16::MAX as usize))?),
+    }
+    Ok(())
+}
+
+#[inline]
+fn len_size(len: Option<usize>, compact: bool, wide: bool) -> usize {
+    match (len, compact) {
+        (None, true) => 1,
+        (Some(n), true) => uvarint_size((n as u32).wrapping_add(1)),
+        (_, false) if wide => 4,
+        (_, false) => 2,
+    }
+}
+
+// ---- strings ----
+
+/// Reads a string that may be null.
+#[inline]
+pub fn get_nullable_string(buf: &mut Bytes, compact: bool) -> Result<Option<StrBytes>, DecodeError> {
+    match get_len(buf, compact, false, 1)? {
+        None => Ok(None),
+        Some(n) => {
+            let raw = buf.split_to(n);
+            StrBytes::from_utf8(raw).map(Some).map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8))
+        }
+    }
+}
+
+/// Reads a string that must not be null.
+#[inline]
+pub fn get_string(buf: &mut Bytes, compact: bool) -> Result<StrBytes, DecodeError> {
+    get_nullable_string(buf, compact)?.ok_or_else(unexpected_null)
+}
+
+/// Writes a string (at most 32767 bytes, as Kafka allows).
+#[inline]
+pub fn put_string(buf: &mut BytesMut, value: &str, compact: bool) -> Result<(), EncodeError> {
+    if value.len() > MAX_STRING_LEN {
+        return Err(too_long(value.len(), MAX_STRING_LEN));
+    }
+    put_len(buf, Some(value.len()), compact, false)?;
+    buf.put_slice(value.as_bytes());
+    Ok(())
+}
+
+/// Writes a string or null.
+#[inline]
+pub fn put_nullable_string(buf: &mut BytesMut, value: Option<&str>, compact: bool) -> Result<(), EncodeError> {
+    match value {
+        Some(s) => put_string(buf, s, compact),
+        None => put_len(buf, None, compact, false),
+    }
+}
+
+/// Encoded size of a string.
+#[inline]
+pub fn string_size(value: &str, compact: bool) -> usize {
+    len_size(Some(value.len()), compact, false) + value.len()
+}
+
+/// Encoded size of a string or null.
+#[inline]
+pub fn nullable_string_size(value: Option<&str>, compact: bool) -> usize {
+    match value {
+        Some(s) => string_size(s, compact),
+        None => len_size(None, compact, false),
+    }
+}
+
+// ---- bytes and records ----
+
+/// Reads a byte string that may be null, sharing `buf`'s allocation.
+#[inline]
+pub fn get_nullable_bytes(buf: &mut Bytes, compact: bool) -> Result<Option<Bytes>, DecodeError> {
+    Ok(get_len(buf, compact, true, 1)?.map(|n| buf.split_to(n)))
+}
+
+/// Reads a byte string that must not be null.
+#[inline]
+pub fn get_bytes(buf: &mut Bytes, compact: bool) -> Result<Bytes, DecodeError> {
+    get_nullable_bytes(buf, compact)?.ok_or_else(unexpected_null)
+}
+
+/// Writes a byte string.
+#[inline]
+pub fn put_bytes(buf: &mut BytesMut, value: &[u8], compact: bool) -> Result<(), EncodeError> {
+    put_len(buf, Some(value.len()), compact, true)?;
+    buf.put_slice(value);
+    Ok(())
+}
+
+/// Writes a byte string or null.
+#[inline]
+pub fn put_nullable_bytes(buf: &mut BytesMut, value: Option<&[u8]>, compact: bool) -> Result<(), EncodeError> {
+    match value {
+        Some(b) => put_bytes(buf, b, compact),
+        None => put_len(buf, None, compact, true),
+    }
+}
+
+/// Encoded size of a byte string.
+#[inline]
+pub fn bytes_size(value: &[u8], compact: bool) -> usize {
+    len_size(Some(value.len()), compact, true) + value.len()
+}
+
+/// Encoded size of a byte string or null.
+#[inline]
+pub fn nullable_bytes_size(value: Option<&[u8]>, compact: bool) -> usize {
+    match value {
+        Some(b) => bytes_size(b, compact),
+        None => len_size(None, compact, true),
+    }
+}
+
+/// Reads record data that may be null, without copying.
+#[inline]
+pub fn get_nullable_records(buf: &mut Bytes, compact: bool) -> Result<Option<Records>, DecodeError> {
+    Ok(get_nullable_bytes(buf, compact)?.map(Records::from_bytes))
+}
+
+/// Reads record data that must not be null.
+#[inline]
+pub fn get_records(buf: &mut Bytes, compact: bool) -> Result<Records, DecodeError> {
+    get_bytes(buf, compact).map(Records::from_bytes)
+}
+
+// ---- arrays ----
+
+/// Reads an array length that may be null. `min_elem_size` is the fewest bytes one element
+/// can take (at least 1 is assumed), so a length larger than the input could hold is refused
+/// before anything is allocated.
+#[inline]
+pub fn get_array_len(buf: &mut Bytes, compact: bool, min_elem_size: usize) -> Result<Option<usize>, DecodeError> {
+    get_len(buf, compact, true, min_elem_size)
+}
+
+/// Reads an array length that must not be null.
+#[inline]
+pub fn get_non_null_array_len(buf: &mut Bytes, compact: bool, min_elem_size: usize) -> Result<usize, DecodeError> {
+    get_array_len(buf, compact, min_elem_size)?.ok_or_else(unexpected_null)
+}
+
+/// Writes an array length, or null for `None`.
+#[inline]
+pub fn put_array_len(buf: &mut BytesMut, len: Option<usize>, compact: bool) -> Result<(), EncodeError> {
+    put_len(buf, len, compact, true)
+}
+
+/// Encoded size of an array length prefix.
+#[inline]
+pub fn array_len_size(len: Option<usize>, compact: bool) -> usize {
+    len_size(len, compact, true)
+}
+
+/// Reads the presence marker of a nullable struct: -1 for null, 1 for present.
+#[inline]
+pub fn get_struct_marker(buf: &mut Bytes) -> Result<bool, DecodeError> {
+    match get_i8(buf)? {
+        -1 => Ok(false),
+        1 => Ok(true),
+        other => Err(DecodeError::new(DecodeErrorKind::InvalidStructMarker(other))),
+    }
+}
+
+/// Writes the presence marker of a nullable struct.
+#[inline]
+pub fn put_struct_marker(buf: &mut BytesMut, present: bool) {
+    buf.put_i8(if present { 1 } else { -1 });
+}
+
+// ---- tagged fields ----
+
+/// Reads one tagged field's header and splits off its value bytes.
+#[inline]
+pub fn get_tagged_field(buf: &mut Bytes) -> Result<(u32, Bytes), DecodeError> {
+    let tag = get_uvarint(buf)?;
+    let size = get_uvarint(buf)? as usize;
+    if size > buf.len() {
+        return Err(DecodeError::new(DecodeErrorKind::LengthExceedsInput {
+            length: size as u64,
+            available: buf.len(),
+        }));
+    }
+    Ok((tag, buf.split_to(size)))
+}
+
+/// Checks that a known tagged field's value used exactly the bytes its header declared.
+#[inline]
+pub fn check_tagged_consumed(tag: u32, declared: usize, rest: &Bytes) -> Result<(), DecodeError> {
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        Err(DecodeError::new(DecodeErrorKind::TaggedFieldSize { tag, declared, used: declared - rest.len() }))
+    }
+}
+
+/// The error for a known tag that is not tagged at `version`.
+#[cold]
+pub fn tag_not_valid(tag: u32, version: i16) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::TagNotValidForVersion { tag, version })
+}
+
+/// Keeps an unknown tagged field; the same tag twice is an error.
+#[inline]
+pub fn keep_unknown_tag(unknown: &mut UnknownTags, tag: u32, value: Bytes) -> Result<(), DecodeError> {
+    match unknown.entry(tag) {
+        btree_map::Entry::Vacant(slot) => {
+            slot.insert(value);
+            Ok(())
+        }
+        btree_map::Entry::Occupied(_) => Err(DecodeError::new(DecodeErrorKind::DuplicateTag(tag))),
+    }
+}
+
+/// Checks a tag seen in a tagged section against the ones already seen (bit set for small tags).
+#[inline]
+pub fn note_known_tag(seen: &mut u64, tag: u32) -> Result<(), DecodeError> {
+    if tag >= 64 {
+        return Ok(());
+    }
+    let bit = 1u64 << tag;
+    if *seen & bit != 0 {
+        return Err(DecodeError::new(DecodeErrorKind::DuplicateTag(tag)));
+    }
+    *seen |= bit;
+    Ok(())
+}
+
+/// Writes a tagged field's tag and size.
+#[inline]
+pub fn put_tagged_header(buf: &mut BytesMut, tag: u32, size: usize) {
+    put_uvarint(buf, tag);
+    put_uvarint(buf, size as u32);
+}
+
+/// Encoded size of a tagged field with a value of `size` bytes.
+#[inline]
+pub fn tagged_field_size(tag: u32, size: usize) -> usize {
+    uvarint_size(tag) + uvarint_size(size as u32) + size
+}
+
+/// Writes the unknown tags whose number is below `below`, keeping tag order with known ones.
+#[inline]
+pub fn put_unknown_tags_below(buf: &mut BytesMut, unknown: &mut UnknownTagIter<'_>, below: u32) {
+    while let Some((tag, value)) = unknown.next_if(|(tag, _)| **tag < below) {
+        put_tagged_header(buf, *tag, value.len());
+        buf.put_slice(value);
+    }
+}
+
+/// Writes all remaining unknown tags.
+#[inline]
+pub fn put_remaining_unknown_tags(buf: &mut BytesMut, unknown: &mut UnknownTagIter<'_>) {
+    put_unknown_tags_below(buf, unknown, u32::MAX);
+    if let Some((tag, value)) = unknown.next() {
+        put_tagged_header(buf, *tag, value.len());
+        buf.put_slice(value);
+    }
+}
+
+/// Encoded size of all unknown tags.
+#[inline]
+pub fn unknown_tags_size(unknown: &UnknownTags) -> usize {
+    unknown.iter().map(|(tag, value)| tagged_field_size(*tag, value.len())).sum()
+}
+
+/// Unknown tags can only be written at a flexible version.
+#[inline]
+pub fn check_no_unknown_tags(unknown: &UnknownTags, version: i16) -> Result<(), EncodeError> {
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(EncodeError::new(EncodeErrorKind::TaggedFieldsNotFlexible { version }))
+    }
+}
+
+/// Writes a value into a scratch buffer, for tagged fields whose size is needed up front.
+#[inline]
+pub fn encode_tagged_value(
+    buf: &mut BytesMut,
+    tag: u32,
+    size: usize,
+    write: impl FnOnce(&mut BytesMut) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    put_tagged_header(buf, tag, size);
+    write(buf)
+}
+
+// ---- fixed-width writers, named like the readers ----
+
+macro_rules! putters {
+    ($($name:ident($ty:ty) = $put:ident;)*) => {$(
+        /// Writes a big-endian value.
+        #[inline]
+        pub fn $name(buf: &mut BytesMut, value: $ty) {
+            buf.$put(value);
+        }
+    )*};
+}
+
+putters! {
+    put_i8(i8) = put_i8;
+    put_i16(i16) = put_i16;
+    put_u16(u16) = put_u16;
+    put_i32(i32) = put_i32;
+    put_u32(u32) = put_u32;
+    put_i64(i64) = put_i64;
+    put_f64(f64) = put_f64;
+}
+
+// ---- tagged sections with no known tags (most structs) ----
+
+/// Writes a tagged-field section holding only unknown tags.
+#[inline]
+pub fn put_unknown_tags(buf: &mut BytesMut, unknown: &UnknownTags) {
+    put_uvarint(buf, unknown.len() as u32);
+    let mut iter = unknown.iter().peekable();
+    put_remaining_unknown_tags(buf, &mut iter);
+}
+
+/// Encoded size of a tagged-field section holding only unknown tags.
+#[inline]
+pub fn unknown_tags_section_size(unknown: &UnknownTags) -> usize {
+    uvarint_size(unknown.len() as u32) + unknown_tags_size(unknown)
+}
+
+/// Reads a tagged-field section in which every tag is unknown.
+#[inline]
+pub fn get_unknown_tags(buf: &mut Bytes, unknown: &mut UnknownTags) -> Result<(), DecodeError> {
+    let count = get_uvarint(buf)?;
+    for _ in 0..count {
+        let (tag, value) = get_tagged_field(buf)?;
+        keep_unknown_tag(unknown, tag, value)?;
+    }
+    Ok(())
+}

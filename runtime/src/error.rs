@@ -1,0 +1,231 @@
+//! Decode and encode errors: a kind plus the path of structs and fields being processed.
+
+use std::fmt;
+
+/// What went wrong while decoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// Fewer bytes remained than a read needed.
+    NotEnoughBytes { requested: usize, available: usize },
+    /// A length prefix was negative (and not the null marker where null is allowed).
+    InvalidLength(i64),
+    /// A length prefix claims more data than the remaining bytes could hold.
+    LengthExceedsInput { length: u64, available: usize },
+    /// A string was not valid UTF-8.
+    InvalidUtf8,
+    /// A null was read where the field is not nullable at this version.
+    UnexpectedNull,
+    /// A varint ran past its maximum width.
+    VarintTooLong,
+    /// The version is outside the message's valid versions.
+    UnsupportedVersion { version: i16, min: i16, max: i16 },
+    /// A known tag arrived at a version where the field is not tagged.
+    TagNotValidForVersion { tag: u32, version: i16 },
+    /// The same tag appeared twice in one tagged-field section.
+    DuplicateTag(u32),
+    /// A tagged field's declared size did not match what its value used.
+    TaggedFieldSize { tag: u32, declared: usize, used: usize },
+    /// The api key is not one this build knows.
+    UnknownApiKey(i16),
+    /// Bytes were left over after a frame or nested value was decoded.
+    TrailingBytes(usize),
+    /// A nullable struct's presence marker was neither -1 nor 1.
+    InvalidStructMarker(i8),
+    /// A domain-specific problem (records, legacy protocol).
+    Invalid(String),
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotEnoughBytes { requested, available } => {
+                write!(f, "not enough bytes (requested {requested}, available {available})")
+            }
+            Self::InvalidLength(n) => write!(f, "invalid length {n}"),
+            Self::LengthExceedsInput { length, available } => {
+                write!(f, "length {length} exceeds the {available} bytes remaining")
+            }
+            Self::InvalidUtf8 => f.write_str("string is not valid UTF-8"),
+            Self::UnexpectedNull => f.write_str("null in a field that is not nullable at this version"),
+            Self::VarintTooLong => f.write_str("varint longer than its maximum width"),
+            Self::UnsupportedVersion { version, min, max } => {
+                write!(f, "version {version} is not supported (valid {min}..={max})")
+            }
+            Self::TagNotValidForVersion { tag, version } => {
+                write!(f, "tag {tag} is not valid for version {version}")
+            }
+            Self::DuplicateTag(tag) => write!(f, "tag {tag} appears twice"),
+            Self::TaggedFieldSize { tag, declared, used } => {
+                write!(f, "tagged field {tag} declared {declared} bytes but used {used}")
+            }
+            Self::UnknownApiKey(key) => write!(f, "unknown api key {key}"),
+            Self::TrailingBytes(n) => write!(f, "{n} unexpected trailing bytes"),
+            Self::InvalidStructMarker(m) => write!(f, "invalid nullable struct marker {m}"),
+            Self::Invalid(msg) => f.write_str(msg),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DecodeInner {
+    kind: DecodeErrorKind,
+    /// (struct, field) pairs, innermost first, pushed as the error unwinds.
+    path: Vec<(&'static str, &'static str)>,
+    offset: Option<usize>,
+}
+
+/// A decode failure: what went wrong, in which struct and field, at which byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    inner: Box<DecodeInner>,
+}
+
+impl DecodeError {
+    /// An error of `kind` with no path yet.
+    #[cold]
+    pub fn new(kind: DecodeErrorKind) -> Self {
+        DecodeError { inner: Box::new(DecodeInner { kind, path: Vec::new(), offset: None }) }
+    }
+
+    /// A shortage of input: `requested` bytes needed, `available` present.
+    #[cold]
+    pub fn not_enough(requested: usize, available: usize) -> Self {
+        Self::new(DecodeErrorKind::NotEnoughBytes { requested, available })
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeErrorKind {
+        &self.inner.kind
+    }
+
+    /// The (struct, field) path from the outermost message to the failing field.
+    pub fn path(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.inner.path.iter().rev().copied()
+    }
+
+    /// Byte offset from the start of the decoded input where decoding stopped, when known.
+    pub fn offset(&self) -> Option<usize> {
+        self.inner.offset
+    }
+
+    /// Records that the error happened inside `structure.field`.
+    #[cold]
+    pub fn within(mut self, structure: &'static str, field: &'static str) -> Self {
+        self.inner.path.push((structure, field));
+        self
+    }
+
+    /// Records the byte offset at which decoding stopped (the first one set wins).
+    #[cold]
+    pub fn at_offset(mut self, offset: usize) -> Self {
+        self.inner.offset.get_or_insert(offset);
+        self
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("failed to decode")?;
+        let mut path = self.path().peekable();
+        if let Some((structure, field)) = path.next() {
+            write!(f, " {structure}.{field}")?;
+            for (_, field) in path {
+                write!(f, ".{field}")?;
+            }
+        }
+        write!(f, ": {}", self.inner.kind)?;
+        if let Some(offset) = self.inner.offset {
+            write!(f, " at byte {offset}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// What went wrong while encoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EncodeErrorKind {
+    /// The version is outside the message's valid versions.
+    UnsupportedVersion { version: i16, min: i16, max: i16 },
+    /// A field that this version lacks holds a non-default value and is not ignorable.
+    FieldNotInVersion { version: i16 },
+    /// A `None` in a field that is not nullable at this version.
+    NullNotAllowed { version: i16 },
+    /// A string, bytes or array is longer than its length prefix can express.
+    TooLong { length: usize, max: usize },
+    /// Unknown tagged fields cannot be written at a version that is not flexible.
+    TaggedFieldsNotFlexible { version: i16 },
+    /// A domain-specific problem.
+    Invalid(String),
+}
+
+impl fmt::Display for EncodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnsupportedVersion { version, min, max } => {
+                write!(f, "version {version} is not supported (valid {min}..={max})")
+            }
+            Self::FieldNotInVersion { version } => write!(
+                f,
+                "field is set to a non-default value but does not exist at version {version} and is not ignorable"
+            ),
+            Self::NullNotAllowed { version } => write!(f, "null is not allowed at version {version}"),
+            Self::TooLong { length, max } => write!(f, "length {length} exceeds the maximum {max}"),
+            Self::TaggedFieldsNotFlexible { version } => {
+                write!(f, "tagged fields cannot be written at non-flexible version {version}")
+            }
+            Self::Invalid(msg) => f.write_str(msg),
+        }
+    }
+}
+
+/// An encode failure: what went wrong and in which struct and field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodeError {
+    kind: EncodeErrorKind,
+    path: Vec<(&'static str, &'static str)>,
+}
+
+impl EncodeError {
+    /// An error of `kind` with no path yet.
+    #[cold]
+    pub fn new(kind: EncodeErrorKind) -> Self {
+        EncodeError { kind, path: Vec::new() }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &EncodeErrorKind {
+        &self.kind
+    }
+
+    /// The (struct, field) path from the outermost message to the failing field.
+    pub fn path(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        self.path.iter().rev().copied()
+    }
+
+    /// Records that the error happened inside `structure.field`.
+    #[cold]
+    pub fn within(mut self, structure: &'static str, field: &'static str) -> Self {
+        self.path.push((structure, field));
+        self
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("failed to encode")?;
+        let mut path = self.path().peekable();
+        if let Some((structure, field)) = path.next() {
+            write!(f, " {structure}.{field}")?;
+            for (_, field) in path {
+                write!(f, ".{field}")?;
+            }
+        }
+        write!(f, ": {}", self.kind)
+    }
+}
+
+impl std::error::Error for EncodeError {}

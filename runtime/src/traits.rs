@@ -1,0 +1,52 @@
+//! The traits every generated message and struct implements.
+
+use crate::{DecodeError, EncodeError, VersionRange};
+use bytes::{Bytes, BytesMut};
+
+/// Writes a value at a protocol version.
+pub trait Encode {
+    /// Appends the encoding of `self` at `version` to `buf`.
+    fn encode(&self, buf: &mut BytesMut, version: i16) -> Result<(), EncodeError>;
+
+    /// The exact number of bytes `encode` writes at `version`.
+    fn encoded_size(&self, version: i16) -> Result<usize, EncodeError>;
+
+    /// Encodes into a fresh buffer of exactly the right size.
+    fn encode_to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
+        let mut buf = BytesMut::with_capacity(self.encoded_size(version)?);
+        self.encode(&mut buf, version)?;
+        Ok(buf.freeze())
+    }
+}
+
+/// Reads a value at a protocol version. Byte and string fields share `buf`'s allocation.
+pub trait Decode: Sized {
+    /// Reads one value from the front of `buf`, advancing it.
+    fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError>;
+}
+
+/// A top-level schema: request, response, header, data or metadata record.
+pub trait Message: Encode + Decode + Default + Clone + PartialEq + std::fmt::Debug {
+    /// The schema's name, e.g. `FetchRequest`.
+    const NAME: &'static str;
+    /// Versions this schema defines.
+    const VALID_VERSIONS: VersionRange;
+    /// Versions that use the flexible encoding, if any.
+    const FLEXIBLE_VERSIONS: Option<VersionRange>;
+    /// Versions marked deprecated, if any.
+    const DEPRECATED_VERSIONS: Option<VersionRange>;
+}
+
+/// A request body, tied to its api key and response type.
+pub trait Request: Message {
+    /// The numeric api key.
+    const API_KEY: i16;
+    /// The body type of the matching response.
+    type Response: Response;
+}
+
+/// A response body.
+pub trait Response: Message {
+    /// The numeric api key.
+    const API_KEY: i16;
+}

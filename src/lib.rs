@@ -1,0 +1,27 @@
+//! kafka-wire: Apache Kafka's wire protocol in Rust.
+//!
+//! [`messages`] holds one type per schema of Kafka's corpus, generated at build time by
+//! `kafka-wire-codegen`, with encoders and decoders for every version; [`runtime`] holds the
+//! wire primitives, traits and record formats they use.
+//!
+//! ```
+//! use kafka_wire::messages::{ApiKey, ApiVersionsRequest};
+//! use kafka_wire::{Decode, Encode};
+//!
+//! let request = ApiVersionsRequest { client_software_name: "demo".into(), ..Default::default() };
+//! let bytes = request.encode_to_bytes(3).unwrap();
+//! assert_eq!(ApiVersionsRequest::decode(&mut bytes.clone(), 3).unwrap(), request);
+//! assert_eq!(ApiKey::ApiVersions.response_header_version(3), 0);
+//! ```
+
+pub use kafka_wire_runtime as runtime;
+pub use kafka_wire_runtime::{
+    Bytes, BytesMut, Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind, Message, Records,
+    Request, Response, StrBytes, Uuid, VersionRange,
+};
+
+/// Every request, response and header of Kafka's schema corpus.
+#[allow(missing_docs)]
+pub mod messages {
+    include!(concat!(env!("OUT_DIR"), "/kafka-wire/mod.rs"));
+}

@@ -1,0 +1,72 @@
+//! Generates Kafka's generator test schemas (`test/`) and internal record schemas
+//! (`extra/<component>/`) into `OUT_DIR`, plus a table of every schema for the round-trip tests.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use kafka_wire_codegen::{emit::names, load_dir, Config, IndexLayout};
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=KAFKA_SCHEMAS_DIR");
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let workspace = manifest.parent().expect("tests/ lives in the workspace").to_path_buf();
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let message_dir = kafka_wire_codegen::locate_kafka_schemas(&workspace).unwrap_or_else(|e| panic!("{e}"));
+    let corpus = message_dir.parent().expect("message/ has a parent").to_path_buf();
+
+    // (module name, schema folder, Rust path of the generated messages)
+    let mut sets: Vec<(String, PathBuf, String)> =
+        vec![("message".into(), message_dir.clone(), "::kafka_wire::messages".into())];
+    let mut generated = String::new();
+    let mut extra_dirs: Vec<PathBuf> = Vec::new();
+    if corpus.join("test").is_dir() {
+        extra_dirs.push(corpus.join("test"));
+    }
+    if let Ok(entries) = std::fs::read_dir(corpus.join("extra")) {
+        let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+        dirs.sort();
+        extra_dirs.extend(dirs);
+    }
+    for dir in extra_dirs {
+        let module = names::module_name(&dir.file_name().unwrap().to_string_lossy().replace('-', "_"));
+        let subdir = format!("corpus-{module}");
+        Config::new()
+            .schema_dir(&dir)
+            .out_dir(out.join(&subdir))
+            .layout(IndexLayout::IncludeFromOutDir { subdir: subdir.clone() })
+            .regenerate_command("tests/build.rs at build time")
+            .write()
+            .unwrap_or_else(|e| panic!("generating {}: {e}", dir.display()));
+        println!("cargo:rerun-if-changed={}", dir.display());
+        writeln!(
+            generated,
+            "#[allow(missing_docs)] pub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{subdir}/mod.rs\")); }}"
+        )
+        .unwrap();
+        sets.push((module.clone(), dir, format!("crate::corpus::{module}")));
+    }
+    std::fs::write(out.join("corpus.rs"), generated).unwrap();
+    std::fs::write(out.join("table.rs"), table(&sets)).unwrap();
+}
+
+/// `pub const SCHEMAS: &[Entry]` with a monomorphised round-trip function per schema.
+fn table(sets: &[(String, PathBuf, String)]) -> String {
+    let mut s = String::from("pub const SCHEMAS: &[crate::Entry] = &[\n");
+    for (set, dir, path) in sets {
+        let messages = load_dir(Path::new(dir)).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for m in messages {
+            let module = names::module_name(&m.name);
+            let ty = names::type_ident(&m.name);
+            writeln!(
+                s,
+                "    crate::Entry {{ set: {set:?}, dir: {dir:?}, file: {file:?}, name: {name:?}, ops: crate::ops::<{path}::{module}::{ty}>() }},",
+                dir = dir.display().to_string(),
+                file = m.file,
+                name = m.name,
+            )
+            .unwrap();
+        }
+    }
+    s.push_str("];\n");
+    s
+}

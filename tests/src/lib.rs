@@ -1,0 +1,92 @@
+//! Shared support for the workspace-level tests: Kafka's `test/` and `extra/` schema sets
+//! generated at build time, a table of every schema with a monomorphised round-trip check,
+//! and an independent, IR-driven encoder of sample instances ([`sample`]).
+
+use std::fmt::Debug;
+use std::path::{Path, PathBuf};
+
+use bytes::{Bytes, BytesMut};
+use kafka_wire_runtime::Message;
+
+pub mod sample;
+
+/// Generated code for Kafka's `test/` schemas and each `extra/<component>/` folder.
+pub mod corpus {
+    include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
+}
+
+/// Functions over one generated type, reached through the schema table.
+#[derive(Clone, Copy)]
+pub struct Ops {
+    /// Decode (must consume everything), re-encode (must give the same bytes), check
+    /// `encoded_size`, decode again (must give the same value). Returns the value's Debug text.
+    pub roundtrip: fn(&[u8], i16) -> Result<String, String>,
+    /// Decode only, reporting the error text.
+    pub decode: fn(&[u8], i16) -> Result<(), String>,
+}
+
+/// One schema of the corpus and the generated type for it.
+pub struct Entry {
+    /// `message`, `test`, or an `extra/` component with `-` replaced by `_`.
+    pub set: &'static str,
+    /// Folder the schema was read from.
+    pub dir: &'static str,
+    pub file: &'static str,
+    pub name: &'static str,
+    pub ops: Ops,
+}
+
+impl Entry {
+    /// Loads this schema's IR (what the sample encoder walks).
+    pub fn load(&self) -> kafka_wire_codegen::ir::Message {
+        let text = std::fs::read_to_string(Path::new(self.dir).join(self.file)).expect("schema file readable");
+        kafka_wire_codegen::load_str(self.file, &text).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+/// The `Ops` for a generated type.
+pub const fn ops<T: Message + Debug>() -> Ops {
+    Ops { roundtrip: roundtrip::<T>, decode: decode::<T> }
+}
+
+mod table {
+    include!(concat!(env!("OUT_DIR"), "/table.rs"));
+}
+
+/// Every schema of Kafka's corpus with its generated type.
+pub use table::SCHEMAS;
+
+fn roundtrip<T: Message + Debug>(bytes: &[u8], version: i16) -> Result<String, String> {
+    let mut input = Bytes::copy_from_slice(bytes);
+    let value = T::decode(&mut input, version).map_err(|e| format!("decode: {e}"))?;
+    if !input.is_empty() {
+        return Err(format!("decode left {} of {} bytes unread", input.len(), bytes.len()));
+    }
+    let size = value.encoded_size(version).map_err(|e| format!("encoded_size: {e}"))?;
+    let mut out = BytesMut::new();
+    value.encode(&mut out, version).map_err(|e| format!("encode: {e}"))?;
+    if out[..] != bytes[..] {
+        return Err(format!(
+            "re-encoding differs\n  input:  {}\n  output: {}\n  value: {value:?}",
+            hex::encode(bytes),
+            hex::encode(&out)
+        ));
+    }
+    if size != out.len() {
+        return Err(format!("encoded_size {size} but encode wrote {}", out.len()));
+    }
+    let again = T::decode(&mut out.freeze(), version).map_err(|e| format!("second decode: {e}"))?;
+    if again != value {
+        return Err(format!("second decode differs: {again:?} vs {value:?}"));
+    }
+    Ok(format!("{value:?}"))
+}
+
+fn decode<T: Message + Debug>(bytes: &[u8], version: i16) -> Result<(), String> {
+    T::decode(&mut Bytes::copy_from_slice(bytes), version).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// The workspace root (parent of `tests/`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is inside the workspace").to_path_buf()
+}
