@@ -24,7 +24,7 @@ pub mod parse;
 pub mod schema;
 pub mod validate;
 
-pub use config::{compile_schemas, Config, Generated, WriteReport};
+pub use config::{compile_schemas, render_message, Config, Generated, WriteReport};
 pub use diagnostics::{SchemaError, SchemaErrors};
 pub use emit::IndexLayout;
 pub use error::Error;

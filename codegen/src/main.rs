@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use kafka_wire_codegen::Config;
+use kafka_wire_codegen::{config::cli_command, Config};
 
 /// Generate Rust types, encoders and decoders from Apache Kafka's JSON message schemas.
 #[derive(Parser)]
@@ -55,18 +55,7 @@ impl Options {
 
     /// The `generate` command that reproduces this output, for file headers.
     fn command_line(&self) -> String {
-        let mut cmd = String::from("cargo run -p kafka-wire-codegen -- generate");
-        for dir in &self.schemas {
-            cmd.push_str(&format!(" --schemas {}", dir.display()));
-        }
-        cmd.push_str(&format!(" --out {}", self.out.display()));
-        if self.runtime_path != "::kafka_wire_runtime" {
-            cmd.push_str(&format!(" --runtime-path {}", self.runtime_path));
-        }
-        for api in &self.apis {
-            cmd.push_str(&format!(" --api {api}"));
-        }
-        cmd
+        cli_command(&self.schemas, &self.out, &self.runtime_path, &self.apis)
     }
 }
 

@@ -44,6 +44,15 @@ impl Cond {
         }
     }
 
+    /// `cond && other`, folded when the condition is constant.
+    pub fn and(&self, other: TokenStream) -> TokenStream {
+        match self {
+            Cond::Always => other,
+            Cond::Never => quote!(false),
+            Cond::Test(t) => quote!(#t && #other),
+        }
+    }
+
     /// `if cond { then } else { otherwise }`, folded when the condition is constant.
     pub fn branch(&self, then: TokenStream, otherwise: TokenStream) -> TokenStream {
         match self {

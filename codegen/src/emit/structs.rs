@@ -272,8 +272,8 @@ impl StructCtx<'_> {
             let presents = tagged.iter().zip(&present_names).map(|(p, flag)| {
                 let ident = &p.ident;
                 let test = not_default(p.field, quote!(self.#ident), rt);
-                let cond = p.tagged.expr();
-                quote!(let #flag = #cond && #test;)
+                let present = p.tagged.and(test);
+                quote!(let #flag = #present;)
             });
             let writes = tagged.iter().zip(&present_names).map(|(p, flag)| {
                 let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
@@ -334,10 +334,10 @@ impl StructCtx<'_> {
                 let ident = &p.ident;
                 let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
                 let test = not_default(p.field, quote!(self.#ident), rt);
-                let cond = p.tagged.expr();
+                let present = p.tagged.and(test);
                 let s = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
                 quote! {
-                    if #cond && #test {
+                    if #present {
                         count += 1;
                         let mut value_size = 0usize;
                         #s

@@ -1,0 +1,295 @@
+//! Reading schema text: strip Kafka's `//` and `/* */` comments, then parse with serde.
+
+use crate::diagnostics::{SchemaError, SchemaErrors};
+use crate::schema::{MessageSpec, FIELD_KEYS, MESSAGE_KEYS, STRUCT_KEYS};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// Replaces every comment with spaces (keeping newlines), leaving string literals untouched,
+/// so that line and column numbers in later errors still point into the original text.
+///
+/// Fails only on a block comment that never ends.
+pub fn strip_comments(text: &str) -> Result<String, (usize, usize)> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    let mut in_string = false;
+    while let Some((pos, c)) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => {
+                    // Keep the escaped character, whatever it is (`\"` must not end the string).
+                    if let Some((_, escaped)) = chars.next() {
+                        out.push(escaped);
+                    }
+                }
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek().map(|&(_, next)| next)) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                out.push(' ');
+                // Blank the rest of the line; the newline itself is kept.
+                while let Some(&(_, next)) = chars.peek() {
+                    if next == '\n' {
+                        break;
+                    }
+                    out.push(blank(next));
+                    chars.next();
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                out.push_str("  ");
+                let mut closed = false;
+                while let Some((_, inner)) = chars.next() {
+                    if inner == '*' && chars.peek().map(|&(_, n)| n) == Some('/') {
+                        chars.next();
+                        out.push_str("  ");
+                        closed = true;
+                        break;
+                    }
+                    out.push(blank(inner));
+                }
+                if !closed {
+                    return Err(line_column(text, pos));
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// What a comment character becomes: newlines stay (line numbers), everything else a space.
+fn blank(c: char) -> char {
+    if c == '\n' || c == '\r' {
+        c
+    } else {
+        ' '
+    }
+}
+
+/// 1-based line and column (in characters) of byte offset `pos`.
+fn line_column(text: &str, pos: usize) -> (usize, usize) {
+    let before = &text[..pos];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Parses one schema file's text. `file` is the bare file name used in errors.
+///
+/// Duplicate keys are accepted, the last one winning, as Kafka's Jackson parser does (two files
+/// of Kafka's corpus repeat `versions`). Unknown keys are all reported, each with its JSON path.
+pub fn parse_message(file: &str, text: &str) -> Result<MessageSpec, SchemaErrors> {
+    let stripped = strip_comments(text).map_err(|(line, column)| {
+        SchemaError::new(
+            file,
+            format!("line {line}, column {column}"),
+            None,
+            "block comment `/*` is never closed with `*/`",
+        )
+    })?;
+    let value: Value = serde_json::from_str(&stripped).map_err(|e| json_error(file, &e))?;
+    let mut errors = Vec::new();
+    check_keys(file, &value, &mut errors);
+    if !errors.is_empty() {
+        return Err(SchemaErrors(errors));
+    }
+    MessageSpec::deserialize(value).map_err(|e| SchemaErrors::from(type_error(file, &stripped, &e)))
+}
+
+/// A value of the wrong JSON type. Deserializing from the parsed value loses positions, so the
+/// text is deserialized again to find the line and column when that reports the same problem.
+fn type_error(file: &str, stripped: &str, e: &serde_json::Error) -> SchemaError {
+    let message = e.to_string();
+    if let Err(positioned) = serde_json::from_str::<MessageSpec>(stripped) {
+        let located = json_error(file, &positioned);
+        if located.message == format!("invalid JSON: {message}") {
+            return SchemaError::new(file, located.path, None, format!("invalid schema: {message}"));
+        }
+    }
+    SchemaError::new(file, "$", None, format!("invalid schema: {message}"))
+}
+
+fn json_error(file: &str, e: &serde_json::Error) -> SchemaError {
+    // serde_json appends " at line L column C"; the position goes into `path` instead.
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = text.strip_suffix(&suffix).unwrap_or(&text);
+    SchemaError::new(
+        file,
+        format!("line {}, column {}", e.line(), e.column()),
+        None,
+        format!("invalid JSON: {message}"),
+    )
+}
+
+/// Reports every key that Kafka's schema dialect does not have, naming it and its JSON path.
+fn check_keys(file: &str, value: &Value, errors: &mut Vec<SchemaError>) {
+    let Some(top) = value.as_object() else {
+        errors.push(SchemaError::new(file, "$", None, "a schema must be a JSON object"));
+        return;
+    };
+    unknown_keys(file, "$", "message", top, MESSAGE_KEYS, errors);
+    if let Some(fields) = top.get("fields") {
+        check_field_keys(file, "$", fields, errors);
+    }
+    if let Some(Value::Array(structs)) = top.get("commonStructs") {
+        for (i, s) in structs.iter().enumerate() {
+            let base = format!("$.commonStructs[{i}]");
+            if let Some(obj) = s.as_object() {
+                let path = named(&base, obj);
+                unknown_keys(file, &path, "common struct", obj, STRUCT_KEYS, errors);
+                if let Some(fields) = obj.get("fields") {
+                    check_field_keys(file, &base, fields, errors);
+                }
+            }
+        }
+    }
+}
+
+fn check_field_keys(file: &str, base: &str, fields: &Value, errors: &mut Vec<SchemaError>) {
+    let Value::Array(fields) = fields else { return };
+    for (i, f) in fields.iter().enumerate() {
+        let fbase = format!("{base}.fields[{i}]");
+        if let Some(obj) = f.as_object() {
+            let path = named(&fbase, obj);
+            unknown_keys(file, &path, "field", obj, FIELD_KEYS, errors);
+            if let Some(nested) = obj.get("fields") {
+                check_field_keys(file, &fbase, nested, errors);
+            }
+        }
+    }
+}
+
+fn unknown_keys(
+    file: &str,
+    path: &str,
+    what: &str,
+    obj: &Map<String, Value>,
+    known: &[&str],
+    errors: &mut Vec<SchemaError>,
+) {
+    for key in obj.keys() {
+        if !known.contains(&key.as_str()) {
+            errors.push(SchemaError::new(
+                file,
+                path,
+                None,
+                format!("unknown key `{key}` in {what}; expected one of: {}", known.join(", ")),
+            ));
+        }
+    }
+}
+
+/// `base (name)` when the object has a string `name`.
+fn named(base: &str, obj: &Map<String, Value>) -> String {
+    match obj.get("name").and_then(Value::as_str) {
+        Some(n) => format!("{base} ({n})"),
+        None => base.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_comments_are_blanked_but_lines_kept() {
+        let s = strip_comments("{ // hello\n \"a\": 1 }").unwrap();
+        assert_eq!(s, "{         \n \"a\": 1 }");
+    }
+
+    #[test]
+    fn block_comments_are_blanked_across_lines() {
+        let s = strip_comments("/** x\n y **/{}").unwrap();
+        assert_eq!(s, "     \n      {}");
+    }
+
+    #[test]
+    fn comment_markers_inside_strings_are_kept() {
+        let text = r#"{"about": "see http://x/*y*/ and \"//quoted\" \\"} // tail"#;
+        let s = strip_comments(text).unwrap();
+        assert!(s.starts_with(r#"{"about": "see http://x/*y*/ and \"//quoted\" \\"}"#));
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["about"], r#"see http://x/*y*/ and "//quoted" \"#);
+    }
+
+    #[test]
+    fn unclosed_block_comment_reports_its_start() {
+        assert_eq!(strip_comments("{\n  /* open"), Err((2, 3)));
+    }
+
+    #[test]
+    fn block_comment_inside_line_comment_is_ignored() {
+        let s = strip_comments("// a /* b\n{}").unwrap();
+        assert_eq!(s.trim(), "{}");
+    }
+
+    #[test]
+    fn syntax_errors_name_file_line_and_column() {
+        let e = parse_message("X.json", "{\n  \"name\": \"X\",\n  \"bogus\" 1\n}").unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e.0[0].file, "X.json");
+        assert_eq!(e.0[0].path, "line 3, column 11");
+    }
+
+    #[test]
+    fn every_unknown_key_is_reported_with_its_path() {
+        let text = r#"{"name": "X", "bogus": 1, "fields": [
+            {"name": "A", "type": "[]B", "versions": "0+", "fields": [
+                {"name": "C", "type": "int8", "versions": "0+", "nullable": true}]}],
+            "commonStructs": [{"name": "D", "versions": "0+", "extra": 1, "fields": []}]}"#;
+        let e = parse_message("X.json", text).unwrap_err();
+        let shown: Vec<String> = e.iter().map(|e| format!("{}: {}", e.path, e.message)).collect();
+        assert_eq!(shown.len(), 3, "{shown:?}");
+        assert!(shown[0].starts_with("$: unknown key `bogus` in message"), "{shown:?}");
+        assert!(shown[1].starts_with("$.fields[0].fields[0] (C): unknown key `nullable` in field"), "{shown:?}");
+        assert!(shown[2].starts_with("$.commonStructs[0] (D): unknown key `extra` in common struct"), "{shown:?}");
+    }
+
+    #[test]
+    fn key_lists_match_the_serde_model() {
+        // Every listed key is accepted by the typed model (which itself denies unknown keys).
+        let field = r#"{"name": "F", "type": "[]S", "versions": "0+", "nullableVersions": "0+",
+            "taggedVersions": "0+", "tag": 0, "default": "null", "ignorable": true, "mapKey": false,
+            "entityType": "topicName", "zeroCopy": false, "flexibleVersions": "none",
+            "about": "a", "fields": []}"#;
+        let text = format!(
+            r#"{{"apiKey": 1, "type": "request", "name": "R", "validVersions": "0",
+            "flexibleVersions": "0+", "deprecatedVersions": "none", "latestVersionUnstable": false,
+            "listeners": ["broker"], "fields": [{field}],
+            "commonStructs": [{{"name": "S", "versions": "0+", "fields": []}}]}}"#
+        );
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v.as_object().unwrap().len(), MESSAGE_KEYS.len());
+        assert_eq!(v["fields"][0].as_object().unwrap().len(), FIELD_KEYS.len());
+        assert_eq!(v["commonStructs"][0].as_object().unwrap().len(), STRUCT_KEYS.len());
+        parse_message("R.json", &text).unwrap();
+        // And the model alone rejects a key the lists do not have.
+        let bad: Result<MessageSpec, _> = serde_json::from_str(r#"{"name": "R", "headerVersions": {}}"#);
+        assert!(bad.unwrap_err().to_string().contains("unknown field `headerVersions`"));
+    }
+
+    #[test]
+    fn type_errors_carry_line_and_column() {
+        let e = parse_message("X.json", "{\n  \"name\": \"X\",\n  \"apiKey\": \"two\"\n}").unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e.0[0].path, "line 3, column 17");
+        assert!(e.0[0].message.starts_with("invalid schema: invalid type: string \"two\""), "{}", e.0[0]);
+    }
+
+    #[test]
+    fn duplicate_keys_last_one_wins() {
+        let m = parse_message("X.json", r#"{"name": "X", "validVersions": "0", "validVersions": "1"}"#).unwrap();
+        assert_eq!(m.valid_versions.as_deref(), Some("1"));
+    }
+}

@@ -1,0 +1,922 @@
+//! Schema validation: every rule Kafka's Java generator enforces, numbered as in the codegen
+//! reference ("Schema rules the Java generator enforces", rules 1 to 37).
+//!
+//! `validate_message` checks one file and returns every problem it finds, not just the first;
+//! `validate_set` applies the rules that span files (36 and 37) to already-lowered messages.
+//! The small parsers here (version ranges, types, defaults) are shared with `lower`, so that
+//! what validation accepts is exactly what lowering understands.
+
+use crate::diagnostics::SchemaError;
+use crate::ir::{DefaultValue, FieldType, Message, MessageKind, Versions};
+use crate::schema::{FieldSpec, MessageSpec};
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::Engine;
+use std::collections::{BTreeMap, HashMap};
+
+/// Listener names a request may declare (`listeners`).
+pub const KNOWN_LISTENERS: [&str; 3] = ["zkBroker", "broker", "controller"];
+
+// ---------------------------------------------------------------------------------------------
+// Shared parsers
+// ---------------------------------------------------------------------------------------------
+
+/// Parses a version range: `"3"`, `"3-7"`, `"3+"` (open-ended) or `"none"` (`Ok(None)`).
+/// Errors are rule 32 problems (negative or malformed numbers).
+pub fn parse_versions(text: &str) -> Result<Option<Versions>, String> {
+    let s = text.trim();
+    if s == "none" {
+        return Ok(None);
+    }
+    if s.is_empty() {
+        return Err("empty version range".to_owned());
+    }
+    if s.starts_with('-') {
+        return Err(format!("version range `{s}` is negative; version numbers cannot be negative"));
+    }
+    if let Some(min) = s.strip_suffix('+') {
+        let min = version_number(min, s)?;
+        return Ok(Some(Versions::new(min, Versions::OPEN)));
+    }
+    match s.split_once('-') {
+        Some((min, max)) => {
+            let (min, max) = (version_number(min, s)?, version_number(max, s)?);
+            if min > max {
+                return Err(format!("version range `{s}` is empty: {min} is greater than {max}"));
+            }
+            Ok(Some(Versions::new(min, max)))
+        }
+        None => {
+            let v = version_number(s, s)?;
+            Ok(Some(Versions::new(v, v)))
+        }
+    }
+}
+
+fn version_number(part: &str, whole: &str) -> Result<i16, String> {
+    let part = part.trim();
+    if part.starts_with('-') {
+        return Err(format!("version range `{whole}` has a negative version; version numbers cannot be negative"));
+    }
+    if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("version range `{whole}` is malformed; expected `N`, `N-M`, `N+` or `none`"));
+    }
+    part.parse::<i16>().map_err(|_| format!("version range `{whole}` has a version above {}", Versions::OPEN))
+}
+
+/// Formats a range the way schemas spell it.
+pub fn format_versions(v: Option<Versions>) -> String {
+    match v {
+        None => "none".to_owned(),
+        Some(v) if v.min == v.max => v.min.to_string(),
+        Some(v) if v.is_open_ended() => format!("{}+", v.min),
+        Some(v) => format!("{}-{}", v.min, v.max),
+    }
+}
+
+/// Whether every version of `inner` is in `outer`.
+pub fn is_subset(inner: Versions, outer: Versions) -> bool {
+    outer.min <= inner.min && inner.max <= outer.max
+}
+
+/// Parses a field type: a primitive, `[]Element` or a struct name.
+pub fn parse_type(text: &str) -> Result<FieldType, String> {
+    let s = text.trim();
+    if let Some(element) = s.strip_prefix("[]") {
+        if element.trim().is_empty() {
+            return Err(format!("array type `{s}` has no element type"));
+        }
+        return match parse_type(element)? {
+            FieldType::Array(_) => Err(format!(
+                "type `{s}` is an array of arrays, which is not allowed; use an array of structs \
+                 that contain an array"
+            )),
+            FieldType::Records => Err(format!("type `{s}` is an array of records, which is not supported")),
+            inner => Ok(FieldType::Array(Box::new(inner))),
+        };
+    }
+    Ok(match s {
+        "bool" => FieldType::Bool,
+        "int8" => FieldType::Int8,
+        "int16" => FieldType::Int16,
+        "uint16" => FieldType::Uint16,
+        "int32" => FieldType::Int32,
+        "uint32" => FieldType::Uint32,
+        "int64" => FieldType::Int64,
+        "float64" => FieldType::Float64,
+        "string" => FieldType::String,
+        "bytes" => FieldType::Bytes,
+        "uuid" => FieldType::Uuid,
+        "records" => FieldType::Records,
+        _ if is_struct_name(s) => FieldType::Struct(s.to_owned()),
+        _ => {
+            return Err(format!(
+                "unknown type `{s}`; expected bool, int8, int16, uint16, int32, uint32, int64, \
+                 float64, string, bytes, uuid, records, a capitalised struct name, or `[]` \
+                 followed by one of these"
+            ))
+        }
+    })
+}
+
+/// A struct name: a capital ASCII letter followed by ASCII letters and digits.
+pub fn is_struct_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_uppercase()) && chars.all(|c| c.is_ascii_alphanumeric())
+}
+
+/// A field name: `[A-Za-z][A-Za-z0-9]*` (rule 15).
+pub fn is_field_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic()) && chars.all(|c| c.is_ascii_alphanumeric())
+}
+
+/// Whether a type may carry `nullableVersions` (rule 18).
+pub fn can_be_nullable(ty: &FieldType) -> bool {
+    matches!(ty, FieldType::String | FieldType::Bytes | FieldType::Records | FieldType::Struct(_) | FieldType::Array(_))
+}
+
+/// The schema spelling of a type, for messages.
+pub fn type_name(ty: &FieldType) -> String {
+    match ty {
+        FieldType::Bool => "bool".into(),
+        FieldType::Int8 => "int8".into(),
+        FieldType::Int16 => "int16".into(),
+        FieldType::Uint16 => "uint16".into(),
+        FieldType::Int32 => "int32".into(),
+        FieldType::Uint32 => "uint32".into(),
+        FieldType::Int64 => "int64".into(),
+        FieldType::Float64 => "float64".into(),
+        FieldType::String => "string".into(),
+        FieldType::Bytes => "bytes".into(),
+        FieldType::Uuid => "uuid".into(),
+        FieldType::Records => "records".into(),
+        FieldType::Struct(name) => name.clone(),
+        FieldType::Array(inner) => format!("[]{}", type_name(inner)),
+    }
+}
+
+/// Base64url (padding optional), as Java's `Base64.getUrlDecoder()` reads uuid defaults.
+const BASE64_URL: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::URL_SAFE,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// Parses a field's `default` against its type (rules 29, 30, 31); the error carries the rule.
+///
+/// `nullable` and `versions` decide whether `"null"` is allowed: only when the field is nullable
+/// in every version it exists in.
+pub fn parse_default(
+    ty: &FieldType,
+    raw: Option<&str>,
+    versions: Versions,
+    nullable: Option<Versions>,
+) -> Result<DefaultValue, (u8, String)> {
+    let raw = match raw {
+        None | Some("") => return Ok(DefaultValue::Implicit),
+        Some(raw) => raw,
+    };
+    let ty_name = type_name(ty);
+    let null_allowed = || {
+        if nullable.is_some_and(|n| is_subset(versions, n)) {
+            Ok(DefaultValue::Null)
+        } else {
+            Err((
+                30,
+                format!(
+                    "default `null` needs the field to be nullable in all its versions ({}), but \
+                     nullableVersions is {}",
+                    format_versions(Some(versions)),
+                    format_versions(nullable)
+                ),
+            ))
+        }
+    };
+    let invalid = |what: &str| Err((29, format!("default `{raw}` is not {what}")));
+    match ty {
+        FieldType::Bool => {
+            if raw.eq_ignore_ascii_case("true") {
+                Ok(DefaultValue::Bool(true))
+            } else if raw.eq_ignore_ascii_case("false") {
+                Ok(DefaultValue::Bool(false))
+            } else {
+                invalid("a valid bool (`true` or `false`)")
+            }
+        }
+        FieldType::Int8
+        | FieldType::Int16
+        | FieldType::Uint16
+        | FieldType::Int32
+        | FieldType::Uint32
+        | FieldType::Int64 => {
+            let (min, max): (i128, i128) = match ty {
+                FieldType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+                FieldType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+                FieldType::Uint16 => (0, u16::MAX.into()),
+                FieldType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+                FieldType::Uint32 => (0, u32::MAX.into()),
+                _ => (i64::MIN.into(), i64::MAX.into()),
+            };
+            let (digits, radix) = match raw.strip_prefix("0x") {
+                Some(hex) => (hex, 16),
+                None => (raw, 10),
+            };
+            match i128::from_str_radix(digits, radix) {
+                Ok(v) if (min..=max).contains(&v) => match i64::try_from(v) {
+                    Ok(v) => Ok(DefaultValue::Int(v)),
+                    Err(_) => invalid(&format!("a valid {ty_name}")),
+                },
+                Ok(_) => invalid(&format!("a valid {ty_name}: out of range {min}..={max}")),
+                Err(_) => invalid(&format!("a valid {ty_name}: expected a decimal or 0x-prefixed hex integer")),
+            }
+        }
+        FieldType::Float64 => match raw.trim().parse::<f64>() {
+            Ok(v) => Ok(DefaultValue::Float(v)),
+            Err(_) => invalid("a valid float64"),
+        },
+        FieldType::Uuid => match BASE64_URL.decode(raw) {
+            Ok(bytes) => match <[u8; 16]>::try_from(bytes.as_slice()) {
+                Ok(uuid) => Ok(DefaultValue::Uuid(uuid)),
+                Err(_) => invalid(&format!("a valid uuid: base64url decodes to {} bytes, not 16", bytes.len())),
+            },
+            Err(_) => invalid("a valid uuid: expected 16 bytes in base64url"),
+        },
+        FieldType::String => {
+            if raw == "null" {
+                null_allowed()
+            } else {
+                Ok(DefaultValue::Str(raw.to_owned()))
+            }
+        }
+        FieldType::Bytes | FieldType::Records | FieldType::Struct(_) | FieldType::Array(_) => {
+            if raw == "null" {
+                null_allowed()
+            } else {
+                Err((
+                    31,
+                    format!(
+                        "default `{raw}` is not allowed for a {ty_name} field: the only valid \
+                         defaults are empty and `null`"
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+/// The message kind named by `type`.
+pub fn parse_kind(text: &str) -> Option<MessageKind> {
+    Some(match text {
+        "request" => MessageKind::Request,
+        "response" => MessageKind::Response,
+        "header" => MessageKind::Header,
+        "data" => MessageKind::Data,
+        "metadata" => MessageKind::Metadata,
+        _ => return None,
+    })
+}
+
+/// `Some(text)` unless absent or blank (Kafka treats a blank version string as absent).
+pub fn non_blank(text: Option<&str>) -> Option<&str> {
+    text.filter(|t| !t.trim().is_empty())
+}
+
+/// The key under which two field names collide in generated Rust (snake_case).
+pub fn name_key(name: &str) -> String {
+    heck::ToSnakeCase::to_snake_case(name)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-file validation
+// ---------------------------------------------------------------------------------------------
+
+/// Checks one schema file against every per-file rule and returns all problems found.
+pub fn validate_message(file: &str, spec: &MessageSpec) -> Vec<SchemaError> {
+    let mut v = Validator {
+        file,
+        errors: Vec::new(),
+        flexible: Known::Unknown,
+        commons: HashMap::new(),
+        inline: HashMap::new(),
+    };
+    v.message(spec);
+    v.errors
+}
+
+/// A value that may not be known because it was itself invalid (then dependent checks are skipped
+/// rather than reported twice).
+#[derive(Clone, Copy)]
+enum Known<T> {
+    Unknown,
+    Is(T),
+}
+
+struct Validator<'a> {
+    file: &'a str,
+    errors: Vec<SchemaError>,
+    /// The message's flexible versions (`None` = "none").
+    flexible: Known<Option<Versions>>,
+    /// Common struct names, with the path where each is declared.
+    commons: HashMap<String, String>,
+    /// Inline struct names (and the message's own name), with the path that defines each.
+    inline: HashMap<String, String>,
+}
+
+impl Validator<'_> {
+    fn error(&mut self, path: &str, rule: u8, message: impl Into<String>) {
+        self.errors.push(SchemaError::rule(self.file, path, rule, message));
+    }
+
+    /// Parses an optional version string, reporting rule 32 problems; `Known::Unknown` when bad.
+    fn versions(&mut self, path: &str, key: &str, text: Option<&str>) -> Known<Option<Versions>> {
+        match non_blank(text) {
+            None => Known::Is(None),
+            Some(t) => match parse_versions(t) {
+                Ok(v) => Known::Is(v),
+                Err(e) => {
+                    self.error(path, 32, format!("`{key}`: {e}"));
+                    Known::Unknown
+                }
+            },
+        }
+    }
+
+    fn message(&mut self, spec: &MessageSpec) {
+        let path = "$";
+        let name = spec.name.as_deref().unwrap_or("");
+        match spec.name.as_deref() {
+            None => self.error(path, 11, "the message has no `name`"),
+            Some(n) if !is_struct_name(n) => {
+                self.error(path, 11, format!("message name `{n}` must be a capitalised name of letters and digits"))
+            }
+            Some(n) => {
+                self.inline.insert(n.to_owned(), path.to_owned());
+            }
+        }
+
+        // Rule 5: the kind.
+        let kind = match spec.kind.as_deref() {
+            None => {
+                self.error(
+                    path,
+                    5,
+                    format!("message {name} has no `type`; expected request, response, header, data or metadata"),
+                );
+                None
+            }
+            Some(k) => match parse_kind(k) {
+                Some(kind) => Some(kind),
+                None => {
+                    self.error(path, 5, format!("message {name} has unknown type `{k}`; expected request, response, header, data or metadata"));
+                    None
+                }
+            },
+        };
+
+        // Rules 6, 11: valid versions.
+        let valid = match non_blank(spec.valid_versions.as_deref()) {
+            None => {
+                self.error(path, 11, format!("message {name} has no `validVersions`"));
+                Known::Unknown
+            }
+            Some(t) => match self.versions(path, "validVersions", Some(t)) {
+                Known::Is(None) => {
+                    self.error(
+                        path,
+                        6,
+                        format!("message {name} has validVersions `none`; it needs a range with an upper bound"),
+                    );
+                    Known::Unknown
+                }
+                Known::Is(Some(v)) if v.is_open_ended() => {
+                    self.error(
+                        path,
+                        6,
+                        format!(
+                            "message {name} has open-ended validVersions `{}`; it needs an upper bound",
+                            format_versions(Some(v))
+                        ),
+                    );
+                    Known::Unknown
+                }
+                other => other,
+            },
+        };
+
+        // Rules 1, 2: flexible versions.
+        self.flexible = match non_blank(spec.flexible_versions.as_deref()) {
+            None => {
+                self.error(
+                    path,
+                    1,
+                    format!("message {name} has no `flexibleVersions`; use `0+` for new messages or `none`"),
+                );
+                Known::Unknown
+            }
+            Some(t) => match self.versions(path, "flexibleVersions", Some(t)) {
+                Known::Is(Some(v)) if !v.is_open_ended() => {
+                    self.error(
+                        path,
+                        2,
+                        format!(
+                            "message {name} has flexibleVersions `{}`, which is not open-ended; use `none` or `N+`",
+                            format_versions(Some(v))
+                        ),
+                    );
+                    Known::Unknown
+                }
+                other => other,
+            },
+        };
+        self.versions(path, "deprecatedVersions", spec.deprecated_versions.as_deref());
+
+        // Rule 3: listeners.
+        if let Some(listeners) = &spec.listeners {
+            if !listeners.is_empty() && kind.is_some_and(|k| k != MessageKind::Request) {
+                self.error(path, 3, format!("message {name} has `listeners`, which only requests may have"));
+            }
+            for l in listeners {
+                if !KNOWN_LISTENERS.contains(&l.as_str()) {
+                    self.error(
+                        path,
+                        3,
+                        format!("message {name} has unknown listener `{l}`; expected zkBroker, broker or controller"),
+                    );
+                }
+            }
+        }
+        // Rule 4: latestVersionUnstable.
+        if spec.latest_version_unstable == Some(true) && kind.is_some_and(|k| k != MessageKind::Request) {
+            self.error(path, 4, format!("message {name} sets `latestVersionUnstable`, which only requests may set"));
+        }
+
+        // Rules 36, 37 (the per-file part): keys and names.
+        match kind {
+            Some(MessageKind::Request) | Some(MessageKind::Response) => {
+                let suffix = if kind == Some(MessageKind::Request) { "Request" } else { "Response" };
+                if spec.api_key.is_none() {
+                    self.error(path, 36, format!("{} {name} has no `apiKey`", suffix.to_lowercase()));
+                }
+                if spec.name.is_some() && !name.ends_with(suffix) {
+                    self.error(path, 36, format!("{} name `{name}` must end with `{suffix}`", suffix.to_lowercase()));
+                }
+                if let Some(k) = spec.api_key.filter(|k| *k < 0) {
+                    self.error(path, 36, format!("{name} has negative apiKey {k}"));
+                }
+            }
+            Some(MessageKind::Metadata) => match spec.api_key {
+                None => self.error(path, 37, format!("metadata record {name} has no `apiKey` (its record id)")),
+                Some(k) if k < 0 => self.error(path, 37, format!("metadata record {name} has negative apiKey {k}")),
+                Some(_) => {}
+            },
+            _ => {}
+        }
+
+        // Rules 11, 33, 34: register common structs before walking fields that use them.
+        for (i, cs) in spec.common_structs.iter().enumerate() {
+            let cpath = named_path(&format!("$.commonStructs[{i}]"), cs.name.as_deref());
+            match cs.name.as_deref() {
+                None => self.error(&cpath, 11, "common struct has no `name`"),
+                Some(n) => {
+                    if !is_struct_name(n) {
+                        self.error(&cpath, 33, format!("common struct name `{n}` must start with a capital letter and contain only letters and digits"));
+                    }
+                    if let Some(first) = self.commons.get(n).or_else(|| self.inline.get(n)) {
+                        let first = first.clone();
+                        self.error(&cpath, 34, format!("struct {n} is defined twice (first at {first})"));
+                    } else {
+                        self.commons.insert(n.to_owned(), cpath.clone());
+                    }
+                }
+            }
+        }
+
+        self.fields(&spec.fields, "$", name, valid, true);
+
+        for (i, cs) in spec.common_structs.iter().enumerate() {
+            let base = format!("$.commonStructs[{i}]");
+            let cpath = named_path(&base, cs.name.as_deref());
+            let cname = cs.name.as_deref().unwrap_or("");
+            let declared = match non_blank(cs.versions.as_deref()) {
+                None => {
+                    self.error(&cpath, 11, format!("common struct {cname} has no `versions`"));
+                    Known::Unknown
+                }
+                Some(t) => self.versions(&cpath, "versions", Some(t)),
+            };
+            self.fields(&cs.fields, &base, cname, declared, false);
+        }
+    }
+
+    /// Checks the fields of one struct (the message itself when `top_level`).
+    /// `parent` is the versions in which the struct exists.
+    fn fields(
+        &mut self,
+        fields: &[FieldSpec],
+        base: &str,
+        struct_name: &str,
+        parent: Known<Option<Versions>>,
+        top_level: bool,
+    ) {
+        // (name key, field index) and (tag, field index) for rules 12 to 14.
+        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut tags: BTreeMap<i64, usize> = BTreeMap::new();
+        for (i, f) in fields.iter().enumerate() {
+            let fbase = format!("{base}.fields[{i}]");
+            let fpath = named_path(&fbase, f.name.as_deref());
+            let fname = f.name.as_deref().unwrap_or("");
+            if let Some(n) = f.name.as_deref() {
+                if let Some(&first) = names.get(&name_key(n)) {
+                    let first_name = fields[first].name.as_deref().unwrap_or("");
+                    self.error(&fpath, 12, format!("field name {n} is used twice in struct {struct_name} (first by {first_name} at {base}.fields[{first}])"));
+                } else {
+                    names.insert(name_key(n), i);
+                }
+            }
+            if let Some(tag) = f.tag {
+                if let Some(&first) = tags.get(&tag) {
+                    let first_name = fields[first].name.as_deref().unwrap_or("");
+                    self.error(&fpath, 13, format!("tag {tag} is used twice in struct {struct_name} (first by {first_name} at {base}.fields[{first}])"));
+                } else {
+                    tags.insert(tag, i);
+                }
+            }
+            self.field(f, &fbase, &fpath, fname, parent, top_level);
+        }
+        // Rule 14: tags 0..n-1 all used.
+        let count = tags.len() as i64;
+        if let Some((&highest, &index)) = tags.iter().next_back() {
+            if highest >= count && tags.keys().all(|t| *t >= 0) {
+                let missing: Vec<String> =
+                    (0..count).filter(|t| !tags.contains_key(t)).map(|t| t.to_string()).collect();
+                let fpath = named_path(&format!("{base}.fields[{index}]"), fields[index].name.as_deref());
+                self.error(&fpath, 14, format!("tags in struct {struct_name} are not contiguous from 0: tag {highest} is used but tag {} is not", missing.first().map_or("?", |s| s.as_str())));
+            }
+        }
+    }
+
+    fn field(
+        &mut self,
+        f: &FieldSpec,
+        fbase: &str,
+        fpath: &str,
+        fname: &str,
+        parent: Known<Option<Versions>>,
+        top_level: bool,
+    ) {
+        // Rule 15: name.
+        match f.name.as_deref() {
+            None => self.error(fpath, 15, "field has no `name`"),
+            Some(n) if !is_field_name(n) => self.error(
+                fpath,
+                15,
+                format!("field name `{n}` is invalid: it must be a letter followed by letters and digits"),
+            ),
+            Some(_) => {}
+        }
+        // Rule 17: type.
+        let ty = match f.ty.as_deref() {
+            None => {
+                self.error(fpath, 17, format!("field {fname} has no `type`"));
+                None
+            }
+            Some(t) => match parse_type(t) {
+                Ok(ty) => Some(ty),
+                Err(e) => {
+                    self.error(fpath, 17, format!("field {fname} has an invalid type: {e}"));
+                    None
+                }
+            },
+        };
+
+        // Rule 16, 32: versions (tagged-only fields take their tagged versions).
+        let tagged = self.versions(fpath, "taggedVersions", f.tagged_versions.as_deref());
+        let versions = match non_blank(f.versions.as_deref()) {
+            Some(t) => match self.versions(fpath, "versions", Some(t)) {
+                Known::Is(None) => {
+                    self.error(fpath, 16, format!("field {fname} has versions `none`, so it would never be present"));
+                    Known::Unknown
+                }
+                other => other,
+            },
+            None => match tagged {
+                Known::Is(Some(t)) => Known::Is(Some(t)),
+                Known::Is(None) => {
+                    self.error(
+                        fpath,
+                        16,
+                        format!("field {fname} has no `versions` (required unless `taggedVersions` is given)"),
+                    );
+                    Known::Unknown
+                }
+                Known::Unknown => Known::Unknown,
+            },
+        };
+        let nullable = self.versions(fpath, "nullableVersions", f.nullable_versions.as_deref());
+
+        if let Some(ty) = &ty {
+            let tn = type_name(ty);
+            // Rule 18.
+            if let Known::Is(Some(_)) = nullable {
+                if !can_be_nullable(ty) {
+                    self.error(fpath, 18, format!("field {fname} of type {tn} cannot be nullable; only string, bytes, records, struct and array fields can have `nullableVersions`"));
+                }
+            }
+            // Rule 19.
+            if let Some(entity) = f.entity_type.as_deref() {
+                let base_ty = match ty {
+                    FieldType::Array(inner) => inner.as_ref(),
+                    other => other,
+                };
+                let expected = match entity {
+                    "unknown" => None,
+                    "transactionalId" | "groupId" | "topicName" => Some(FieldType::String),
+                    "producerId" => Some(FieldType::Int64),
+                    "brokerId" => Some(FieldType::Int32),
+                    other => {
+                        self.error(fpath, 19, format!("field {fname} has unknown entityType `{other}`; expected topicName, groupId, transactionalId, producerId, brokerId or unknown"));
+                        None
+                    }
+                };
+                if let Some(expected) = expected {
+                    if *base_ty != expected {
+                        self.error(
+                            fpath,
+                            19,
+                            format!(
+                                "field {fname} has entityType {entity}, which needs type {}, but its type is {tn}",
+                                type_name(&expected)
+                            ),
+                        );
+                    }
+                }
+            }
+            // Rule 20.
+            let is_struct = ty.struct_name().is_some();
+            if f.fields.as_ref().is_some_and(|fs| !fs.is_empty()) && !is_struct {
+                self.error(
+                    fpath,
+                    20,
+                    format!("field {fname} of type {tn} has nested `fields`; only struct and struct array fields may"),
+                );
+            }
+            // Rule 21.
+            if non_blank(f.flexible_versions.as_deref()).is_some() {
+                self.versions(fpath, "flexibleVersions", f.flexible_versions.as_deref());
+                if !matches!(ty, FieldType::String | FieldType::Bytes) {
+                    self.error(fpath, 21, format!("field {fname} of type {tn} has a `flexibleVersions` override; only string and bytes fields may"));
+                }
+            }
+            // Rule 28.
+            if f.zero_copy == Some(true) && *ty != FieldType::Bytes {
+                self.error(fpath, 28, format!("field {fname} of type {tn} sets `zeroCopy`; only bytes fields may"));
+            }
+            // Rule 9.
+            if *ty == FieldType::Records && (f.tag.is_some() || non_blank(f.tagged_versions.as_deref()).is_some()) {
+                self.error(fpath, 9, format!("records field {fname} cannot be tagged"));
+            }
+            // Rules 29, 30, 31.
+            if let (Known::Is(Some(v)), Known::Is(n)) = (versions, nullable) {
+                if let Err((rule, e)) = parse_default(ty, f.default.as_deref(), v, n) {
+                    self.error(fpath, rule, format!("field {fname} of type {tn}: {e}"));
+                }
+            }
+        }
+
+        // Rule 7.
+        if top_level && f.map_key == Some(true) {
+            self.error(fpath, 7, format!("field {fname} sets `mapKey`, which is not allowed on top-level fields"));
+        }
+        // Rules 22 to 27 and 8: tags.
+        if let Some(tag) = f.tag {
+            if f.map_key == Some(true) {
+                self.error(fpath, 22, format!("tagged field {fname} cannot be a `mapKey`"));
+            }
+            if tag < 0 {
+                self.error(fpath, 23, format!("field {fname} has tag {tag}; tags cannot be negative"));
+            } else if tag > i64::from(i32::MAX) {
+                self.error(fpath, 23, format!("field {fname} has tag {tag}, above the largest tag {}", i32::MAX));
+            }
+        }
+        let has_tagged = non_blank(f.tagged_versions.as_deref()).is_some();
+        match (f.tag, has_tagged) {
+            (Some(tag), false) => self.error(
+                fpath,
+                24,
+                format!("field {fname} has tag {tag} but no `taggedVersions`; give both or neither"),
+            ),
+            (None, true) => {
+                self.error(fpath, 24, format!("field {fname} has `taggedVersions` but no `tag`; give both or neither"))
+            }
+            _ => {}
+        }
+        if let Known::Is(Some(tv)) = tagged {
+            if let Known::Is(n) = nullable {
+                let overlap = n.and_then(|n| n.intersect(&tv));
+                if overlap.is_some_and(|o| o != tv) {
+                    self.error(fpath, 25, format!("field {fname} has nullableVersions {} and taggedVersions {}; either all tagged versions must be nullable or none", format_versions(n), format_versions(Some(tv))));
+                }
+            }
+            if !tv.is_open_ended() {
+                self.error(
+                    fpath,
+                    26,
+                    format!(
+                        "field {fname} has taggedVersions {}, which is not open-ended; use `N+`",
+                        format_versions(Some(tv))
+                    ),
+                );
+            }
+            if let Known::Is(Some(v)) = versions {
+                if !is_subset(tv, v) {
+                    self.error(
+                        fpath,
+                        27,
+                        format!(
+                            "field {fname} has taggedVersions {}, which are not all inside its versions {}",
+                            format_versions(Some(tv)),
+                            format_versions(Some(v))
+                        ),
+                    );
+                }
+            }
+            if let Known::Is(flex) = self.flexible {
+                if !flex.is_some_and(|fv| is_subset(tv, fv)) {
+                    self.error(fpath, 8, format!("field {fname} has taggedVersions {}, which are not all inside the message's flexibleVersions {}", format_versions(Some(tv)), format_versions(flex)));
+                }
+            }
+        } else if let Known::Is(None) = tagged {
+            if has_tagged {
+                // `taggedVersions: "none"` with a tag is rule 24 (no tagged versions).
+                if let Some(tag) = f.tag {
+                    self.error(fpath, 24, format!("field {fname} has tag {tag} but taggedVersions `none`"));
+                }
+            }
+        }
+
+        // Structs: rules 10, 34, 35, then the nested fields.
+        let Some(struct_name) = ty.as_ref().and_then(|t| t.struct_name()).map(str::to_owned) else {
+            return;
+        };
+        let here = match (versions, parent) {
+            (Known::Is(Some(v)), Known::Is(Some(p))) => match v.intersect(&p) {
+                Some(overlap) => Known::Is(Some(overlap)),
+                None => {
+                    self.error(fpath, 10, format!("struct {struct_name} of field {fname} has versions {}, which do not overlap its parent's versions {}", format_versions(Some(v)), format_versions(Some(p))));
+                    Known::Unknown
+                }
+            },
+            _ => Known::Unknown,
+        };
+        if self.commons.contains_key(&struct_name) {
+            if f.fields.as_ref().is_some_and(|fs| !fs.is_empty()) {
+                self.error(fpath, 34, format!("field {fname} re-specifies common struct {struct_name} inline; common structs are defined only in `commonStructs`"));
+            }
+            return;
+        }
+        let Some(nested) = &f.fields else {
+            self.error(fpath, 35, format!("field {fname} uses struct {struct_name}, which is not defined: give the field `fields` or declare {struct_name} in `commonStructs`"));
+            return;
+        };
+        if let Some(first) = self.inline.get(&struct_name) {
+            let first = first.clone();
+            self.error(fpath, 34, format!("struct {struct_name} is defined twice (first at {first})"));
+        } else {
+            self.inline.insert(struct_name.clone(), fpath.to_owned());
+        }
+        self.fields(nested, fbase, &struct_name, here, false);
+    }
+}
+
+/// `base (name)`, or just `base` when the name is missing.
+fn named_path(base: &str, name: Option<&str>) -> String {
+    match name {
+        Some(n) => format!("{base} ({n})"),
+        None => base.to_owned(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-file rules
+// ---------------------------------------------------------------------------------------------
+
+/// What the cross-file rules need to know about one schema file. Files that failed
+/// validation still have one when their name, type and apiKey were readable, so that a broken
+/// request does not also make its response look unpaired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaIdentity {
+    pub file: String,
+    pub name: String,
+    pub kind: MessageKind,
+    pub api_key: Option<i16>,
+}
+
+impl From<&Message> for SchemaIdentity {
+    fn from(m: &Message) -> Self {
+        SchemaIdentity { file: m.file.clone(), name: m.name.clone(), kind: m.kind, api_key: m.api_key }
+    }
+}
+
+/// The identity of a parsed (not necessarily valid) schema, if its name and type are readable.
+pub fn identity(file: &str, spec: &MessageSpec) -> Option<SchemaIdentity> {
+    Some(SchemaIdentity {
+        file: file.to_owned(),
+        name: spec.name.clone()?,
+        kind: parse_kind(spec.kind.as_deref()?)?,
+        api_key: spec.api_key,
+    })
+}
+
+/// Rules that span files, over a whole set of lowered messages:
+/// - 36: each apiKey has exactly one request and one response, named `XRequest` and `XResponse`;
+/// - 37: metadata record ids (`apiKey` of metadata schemas) are unique.
+pub fn validate_set(messages: &[Message]) -> Vec<SchemaError> {
+    let ids: Vec<SchemaIdentity> = messages.iter().map(SchemaIdentity::from).collect();
+    validate_identities(&ids)
+}
+
+/// `validate_set` over identities (see `SchemaIdentity`).
+pub fn validate_identities(messages: &[SchemaIdentity]) -> Vec<SchemaError> {
+    let mut errors = Vec::new();
+    let mut requests: BTreeMap<i16, &SchemaIdentity> = BTreeMap::new();
+    let mut responses: BTreeMap<i16, &SchemaIdentity> = BTreeMap::new();
+    let mut records: BTreeMap<i16, &SchemaIdentity> = BTreeMap::new();
+    for m in messages {
+        let Some(key) = m.api_key else { continue };
+        let (seen, what, rule) = match m.kind {
+            MessageKind::Request => (&mut requests, "request", 36),
+            MessageKind::Response => (&mut responses, "response", 36),
+            MessageKind::Metadata => (&mut records, "metadata record", 37),
+            _ => continue,
+        };
+        match seen.get(&key) {
+            Some(first) => errors.push(SchemaError::rule(
+                &m.file,
+                "$",
+                rule,
+                format!("{what} {} has apiKey {key}, already used by {what} {} in {}", m.name, first.name, first.file),
+            )),
+            None => {
+                seen.insert(key, m);
+            }
+        }
+    }
+    for (key, req) in &requests {
+        let stem = req.name.strip_suffix("Request").unwrap_or(&req.name);
+        match responses.get(key) {
+            None => errors.push(SchemaError::rule(
+                &req.file,
+                "$",
+                36,
+                format!("request {} (apiKey {key}) has no response with the same apiKey", req.name),
+            )),
+            Some(resp) => {
+                let resp_stem = resp.name.strip_suffix("Response").unwrap_or(&resp.name);
+                if stem != resp_stem {
+                    errors.push(SchemaError::rule(
+                        &resp.file,
+                        "$",
+                        36,
+                        format!(
+                            "response {} has apiKey {key} of request {}; expected it to be named {stem}Response",
+                            resp.name, req.name
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for (key, resp) in &responses {
+        if !requests.contains_key(key) {
+            errors.push(SchemaError::rule(
+                &resp.file,
+                "$",
+                36,
+                format!("response {} (apiKey {key}) has no request with the same apiKey", resp.name),
+            ));
+        }
+    }
+    errors.sort();
+    errors
+}
+
+/// Names used by several files, for callers that combine folders: schema names must be unique
+/// because each becomes one generated type. (Not one of Kafka's numbered rules.)
+pub fn duplicate_names(messages: &[SchemaIdentity]) -> Vec<SchemaError> {
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    let mut errors = Vec::new();
+    for m in messages {
+        match seen.get(m.name.as_str()) {
+            Some(first) => errors.push(SchemaError::new(
+                &m.file,
+                "$",
+                None,
+                format!("message name {} is also used by {first}", m.name),
+            )),
+            None => {
+                seen.insert(&m.name, &m.file);
+            }
+        }
+    }
+    errors
+}

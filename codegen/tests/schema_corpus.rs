@@ -1,0 +1,296 @@
+//! Kafka's own schema corpus (`../shared/kafka-schemas`): every file must read, validate and
+//! lower, and the IR must agree with the raw JSON, field for field.
+
+use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Message, MessageKind, Versions};
+use kafka_wire_codegen::parse::strip_comments;
+use kafka_wire_codegen::validate::{format_versions, parse_versions, type_name};
+use kafka_wire_codegen::{load_dir, load_str};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// `../shared/kafka-schemas` relative to the workspace root.
+fn corpus_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/kafka-schemas")
+}
+
+/// The message folder: `KAFKA_SCHEMAS_DIR` if set, else the corpus's `message/`.
+fn message_dir() -> PathBuf {
+    match std::env::var_os("KAFKA_SCHEMAS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => corpus_root().join("message"),
+    }
+}
+
+fn existing(dir: PathBuf) -> PathBuf {
+    assert!(
+        dir.is_dir(),
+        "Kafka schema folder {} not found: put Kafka's schemas at ../shared/kafka-schemas or set \
+         KAFKA_SCHEMAS_DIR",
+        dir.display()
+    );
+    dir
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Loads a folder, failing with every error listed.
+fn load_ok(dir: &Path) -> Vec<Message> {
+    match load_dir(dir) {
+        Ok(m) => m,
+        Err(e) => panic!("{} failed to load:\n{e}", dir.display()),
+    }
+}
+
+/// Checks a folder: loads, one message per JSON file in file-name order, each agreeing with its JSON.
+fn check_folder(dir: &Path) -> Vec<Message> {
+    let messages = load_ok(dir);
+    let files = json_files(dir);
+    assert!(!files.is_empty(), "no schema files in {}", dir.display());
+    let names: Vec<String> = files.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_owned()).collect();
+    let loaded: Vec<String> = messages.iter().map(|m| m.file.clone()).collect();
+    assert_eq!(loaded, names);
+    for (m, path) in messages.iter().zip(&files) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let json: Value = serde_json::from_str(&strip_comments(&text).unwrap()).unwrap();
+        agrees_with_json(m, &json);
+    }
+    messages
+}
+
+/// The lowered message mirrors its JSON: names, kinds, versions, every field (recursively), and
+/// every struct defined once.
+fn agrees_with_json(m: &Message, json: &Value) {
+    assert_eq!(m.name, json["name"].as_str().unwrap(), "{}", m.file);
+    assert_eq!(format_versions(Some(m.valid_versions)), json["validVersions"].as_str().unwrap(), "{}", m.file);
+    assert_eq!(format_versions(m.flexible_versions), json["flexibleVersions"].as_str().unwrap(), "{}", m.file);
+    assert_eq!(m.api_key, json["apiKey"].as_i64().map(|k| k as i16));
+    let kind = match json["type"].as_str().unwrap() {
+        "request" => MessageKind::Request,
+        "response" => MessageKind::Response,
+        "header" => MessageKind::Header,
+        "data" => MessageKind::Data,
+        "metadata" => MessageKind::Metadata,
+        other => panic!("{}: kind {other}", m.file),
+    };
+    assert_eq!(m.kind, kind);
+    let mut defined = Vec::new();
+    fields_agree(m, &m.fields, &json["fields"], &mut defined);
+    let commons = json["commonStructs"].as_array().cloned().unwrap_or_default();
+    for c in &commons {
+        let name = c["name"].as_str().unwrap();
+        let s = m.structs.iter().find(|s| s.name == name).unwrap();
+        assert!(s.is_common);
+        defined.push(name.to_owned());
+        fields_agree(m, &s.fields, &c["fields"], &mut defined);
+    }
+    let mut in_ir: Vec<String> = m.structs.iter().map(|s| s.name.clone()).collect();
+    in_ir.sort();
+    defined.sort();
+    assert_eq!(in_ir, defined, "{}: structs", m.file);
+    for s in &m.structs {
+        assert!(
+            s.versions.intersect(&m.valid_versions).is_some() || s.is_common,
+            "{}: struct {} versions {:?} outside the message's",
+            m.file,
+            s.name,
+            s.versions
+        );
+    }
+}
+
+fn fields_agree(m: &Message, fields: &[Field], json: &Value, defined: &mut Vec<String>) {
+    let json = json.as_array().unwrap();
+    assert_eq!(fields.len(), json.len(), "{}", m.file);
+    for (f, j) in fields.iter().zip(json) {
+        let raw_name = j["name"].as_str().unwrap();
+        let ctx = format!("{}: {raw_name}", m.file);
+        assert!(f.name.eq_ignore_ascii_case(raw_name) && f.name.starts_with(|c: char| c.is_ascii_uppercase()), "{ctx}");
+        assert_eq!(type_name(&f.ty), j["type"].as_str().unwrap(), "{ctx}");
+        let versions = j["versions"].as_str().or(j["taggedVersions"].as_str()).unwrap();
+        assert_eq!(format_versions(Some(f.versions)), versions, "{ctx}");
+        assert_eq!(
+            f.tagged_versions.map(|v| format_versions(Some(v))),
+            j["taggedVersions"].as_str().map(str::to_owned),
+            "{ctx}"
+        );
+        let tag = match &j["tag"] {
+            Value::Null => None,
+            Value::String(s) => Some(s.parse::<u32>().unwrap()),
+            other => Some(other.as_u64().unwrap() as u32),
+        };
+        assert_eq!(f.tag, tag, "{ctx}");
+        if let Some(n) = f.nullable_versions {
+            assert!(n.intersect(&f.versions) == Some(n), "{ctx}: nullable not clipped");
+        }
+        let raw_nullable = j["nullableVersions"].as_str().map(|r| parse_versions(r).unwrap());
+        assert_eq!(f.nullable_versions, raw_nullable.flatten().and_then(|n| n.intersect(&f.versions)), "{ctx}");
+        assert_eq!(f.map_key, j["mapKey"].as_bool().unwrap_or(false), "{ctx}");
+        assert_eq!(f.zero_copy, j["zeroCopy"].as_bool().unwrap_or(false), "{ctx}");
+        assert_eq!(f.about.as_deref(), j["about"].as_str(), "{ctx}");
+        assert_eq!(f.entity_type.as_deref(), j["entityType"].as_str(), "{ctx}");
+        let ignorable = match &j["ignorable"] {
+            Value::Bool(b) => *b,
+            Value::String(s) => s == "true",
+            _ => false,
+        };
+        assert_eq!(f.ignorable, ignorable, "{ctx}");
+        default_agrees(&f.default, &j["default"], &f.ty, &ctx);
+        if let Some(nested) = j.get("fields") {
+            let name = f.ty.struct_name().unwrap();
+            let s = m.structs.iter().find(|s| s.name == name).unwrap();
+            assert!(!s.is_common, "{ctx}");
+            defined.push(name.to_owned());
+            fields_agree(m, &s.fields, nested, defined);
+        }
+    }
+}
+
+fn default_agrees(d: &DefaultValue, j: &Value, ty: &FieldType, ctx: &str) {
+    let text = match j {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    };
+    match (d, text.as_deref()) {
+        (DefaultValue::Implicit, None | Some("")) => {}
+        (DefaultValue::Null, Some("null")) => {}
+        (DefaultValue::Bool(b), Some(t)) => {
+            assert_eq!(b.to_string(), t.to_ascii_lowercase(), "{ctx}")
+        }
+        (DefaultValue::Int(v), Some(t)) => match t.strip_prefix("0x") {
+            Some(hex) => assert_eq!(*v, i64::from_str_radix(hex, 16).unwrap(), "{ctx}"),
+            None => assert_eq!(v.to_string(), t, "{ctx}"),
+        },
+        (DefaultValue::Float(v), Some(t)) => assert_eq!(*v, t.parse::<f64>().unwrap(), "{ctx}"),
+        (DefaultValue::Str(s), Some(t)) => assert_eq!(s, t, "{ctx}"),
+        (DefaultValue::Uuid(u), Some(_)) => assert_eq!(*ty, FieldType::Uuid, "{ctx}: {u:?}"),
+        (d, t) => panic!("{ctx}: default {d:?} from {t:?}"),
+    }
+}
+
+#[test]
+fn every_message_schema_loads() {
+    let dir = existing(message_dir());
+    let messages = check_folder(&dir);
+    let requests = messages.iter().filter(|m| m.kind == MessageKind::Request).count();
+    let responses = messages.iter().filter(|m| m.kind == MessageKind::Response).count();
+    assert_eq!(requests, responses);
+    assert!(requests > 0);
+}
+
+#[test]
+fn every_test_schema_loads() {
+    check_folder(&existing(corpus_root().join("test")));
+}
+
+#[test]
+fn every_extra_component_loads() {
+    let extra = existing(corpus_root().join("extra"));
+    let mut components: Vec<PathBuf> =
+        std::fs::read_dir(&extra).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    components.sort();
+    assert!(!components.is_empty());
+    for dir in components {
+        check_folder(&dir);
+    }
+}
+
+fn load_file(path: &Path) -> Message {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.file_name().unwrap().to_str().unwrap();
+    load_str(name, &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn field<'a>(fields: &'a [Field], name: &str) -> &'a Field {
+    fields.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no field {name}"))
+}
+
+#[test]
+fn simple_example_message_lowers_every_feature() {
+    let m = load_file(&existing(corpus_root().join("test")).join("SimpleExampleMessage.json"));
+    assert_eq!(m.file, "SimpleExampleMessage.json");
+    assert_eq!(m.valid_versions, Versions::new(0, 2));
+    assert_eq!(m.flexible_versions, Some(Versions::new(1, Versions::OPEN)));
+    // Tagged-only: versions are the tagged versions.
+    let arr = field(&m.fields, "MyTaggedIntArray");
+    assert_eq!(arr.versions, Versions::new(1, Versions::OPEN));
+    assert_eq!(arr.tagged_versions, arr.versions.into());
+    assert_eq!(arr.tag, Some(0));
+    assert_eq!(arr.ty, FieldType::Array(Box::new(FieldType::Int32)));
+    assert_eq!(field(&m.fields, "MyNullableString").default, DefaultValue::Null);
+    assert_eq!(field(&m.fields, "MyInt16").default, DefaultValue::Int(123));
+    assert_eq!(field(&m.fields, "MyFloat64").default, DefaultValue::Float(12.34));
+    assert_eq!(field(&m.fields, "TaggedLong").default, DefaultValue::Int(0x0cafcacafcacafca));
+    assert_eq!(field(&m.fields, "MyUint16").default, DefaultValue::Int(33000));
+    assert_eq!(field(&m.fields, "MyUint32").default, DefaultValue::Int(1234567));
+    // "H3KKO4NTRPaCWtEmm3vW7A" is base64url for 1f72 8a3b 8353 44f6 825a d126 9b7b d6ec.
+    assert_eq!(
+        field(&m.fields, "TaggedUuid").default,
+        DefaultValue::Uuid([
+            0x1f, 0x72, 0x8a, 0x3b, 0x83, 0x53, 0x44, 0xf6, 0x82, 0x5a, 0xd1, 0x26, 0x9b, 0x7b, 0xd6, 0xec
+        ])
+    );
+    let zc = field(&m.fields, "NullableZeroCopyByteBuffer");
+    assert!(zc.zero_copy);
+    // nullableVersions "0+" clipped to the field's versions "1".
+    assert_eq!(zc.nullable_versions, Some(Versions::new(1, 1)));
+    // Structs: nested depth-first in schema order, then the common struct.
+    let order: Vec<(&str, bool)> = m.structs.iter().map(|s| (s.name.as_str(), s.is_common)).collect();
+    assert_eq!(
+        order,
+        [("MyStruct", false), ("StructArray", false), ("TaggedStruct", false), ("TestCommonStruct", true)]
+    );
+    let my_struct = &m.structs[0];
+    assert_eq!(my_struct.versions, Versions::new(2, 2));
+    assert_eq!(m.structs[3].versions, Versions::new(0, 2));
+}
+
+#[test]
+fn streams_schema_with_block_comments_and_common_structs() {
+    let m = load_file(&existing(corpus_root().join("extra/streams")).join("SubscriptionInfoData.json"));
+    assert_eq!(m.kind, MessageKind::Data);
+    assert_eq!(m.flexible_versions, None);
+    let order: Vec<(&str, Versions)> = m.structs.iter().map(|s| (s.name.as_str(), s.versions)).collect();
+    assert_eq!(
+        order,
+        [
+            ("TaskId", Versions::new(1, 6)),
+            ("TaskOffsetSum", Versions::new(7, 11)),
+            ("ClientTag", Versions::new(11, 11)),
+            ("PartitionToOffsetSum", Versions::new(7, 9)),
+        ]
+    );
+    let task_offset_sum = &m.structs[1];
+    let named = field(&task_offset_sum.fields, "NamedTopology");
+    assert!(!named.ignorable, "\"ignorable\": \"false\" is read as false");
+}
+
+#[test]
+fn tag_given_as_a_string() {
+    let m = load_file(&existing(corpus_root().join("extra/metadata")).join("RegisterBrokerRecord.json"));
+    let log_dirs = field(&m.fields, "LogDirs");
+    assert_eq!(log_dirs.tag, Some(0));
+    assert_eq!(log_dirs.tagged_versions, Some(Versions::new(3, Versions::OPEN)));
+}
+
+#[test]
+fn json_null_default_means_no_default() {
+    let m = load_file(
+        &existing(corpus_root().join("extra/group-coordinator")).join("ConsumerGroupMemberMetadataValue.json"),
+    );
+    assert_eq!(field(&m.fields, "ClassicMemberMetadata").default, DefaultValue::Implicit);
+}
+
+#[test]
+fn loading_is_deterministic() {
+    let dir = existing(message_dir());
+    assert_eq!(load_ok(&dir), load_ok(&dir));
+}
