@@ -1,0 +1,93 @@
+//! The library front-end: `Config` builds files in memory, filters APIs, names the runtime
+//! path, and writes only what changed.
+
+use std::fs;
+
+use kafka_wire_codegen::{Config, IndexLayout};
+
+const PING_REQUEST: &str = r#"{ "apiKey": 500, "type": "request", "name": "PingRequest", "validVersions": "0-1",
+  "flexibleVersions": "1+", "fields": [ { "name": "Nonce", "type": "int64", "versions": "0+" } ] }"#;
+const PING_RESPONSE: &str = r#"{ "apiKey": 500, "type": "response", "name": "PingResponse", "validVersions": "0-1",
+  "flexibleVersions": "1+", "fields": [ { "name": "Nonce", "type": "int64", "versions": "0+" } ] }"#;
+const ECHO_REQUEST: &str = r#"// comments are allowed
+{ "apiKey": 501, "type": "request", "name": "EchoRequest", "validVersions": "0",
+  "flexibleVersions": "none", "fields": [ { "name": "Text", "type": "string", "versions": "0+" } ] }"#;
+const ECHO_RESPONSE: &str = r#"{ "apiKey": 501, "type": "response", "name": "EchoResponse", "validVersions": "0",
+  "flexibleVersions": "none", "fields": [ { "name": "Text", "type": "string", "versions": "0+" } ] }"#;
+
+fn schema_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("PingRequest.json", PING_REQUEST),
+        ("PingResponse.json", PING_RESPONSE),
+        ("EchoRequest.json", ECHO_REQUEST),
+        ("EchoResponse.json", ECHO_RESPONSE),
+    ] {
+        fs::write(dir.path().join(name), text).unwrap();
+    }
+    fs::write(dir.path().join("README.md"), "not a schema").unwrap();
+    dir
+}
+
+#[test]
+fn generate_returns_files_in_memory() {
+    let schemas = schema_dir();
+    let generated = Config::new().schema_dir(schemas.path()).generate().unwrap();
+    let names: Vec<&str> = generated.files.keys().map(String::as_str).collect();
+    assert_eq!(names, ["echo_request.rs", "echo_response.rs", "mod.rs", "ping_request.rs", "ping_response.rs"]);
+    assert_eq!((generated.messages, generated.apis, generated.versions), (4, 2, 6));
+    let index = &generated.files["mod.rs"];
+    assert!(index.contains("Ping = 500") && index.contains("Echo = 501"), "{index}");
+    assert!(index.contains("pub mod ping_request;"));
+    assert!(generated.summary().starts_with("5 files: 4 schemas, 2 APIs"));
+}
+
+#[test]
+fn include_apis_and_runtime_path() {
+    let schemas = schema_dir();
+    let generated =
+        Config::new().schema_dir(schemas.path()).include_apis(["Ping"]).runtime_path("crate::rt").generate().unwrap();
+    assert!(generated.files.contains_key("ping_request.rs"));
+    assert!(!generated.files.contains_key("echo_request.rs"));
+    assert!(generated.files["ping_request.rs"].contains("use crate::rt::__codegen as rt;"));
+    let by_key = Config::new().schema_dir(schemas.path()).include_apis(["501"]).generate().unwrap();
+    assert!(by_key.files.contains_key("echo_response.rs") && !by_key.files.contains_key("ping_response.rs"));
+}
+
+#[test]
+fn include_layout_points_into_out_dir() {
+    let schemas = schema_dir();
+    let generated = Config::new()
+        .schema_dir(schemas.path())
+        .layout(IndexLayout::IncludeFromOutDir { subdir: "msgs".into() })
+        .generate()
+        .unwrap();
+    assert!(generated.files["mod.rs"].contains(r#"include!(concat!(env!("OUT_DIR"), "/msgs/ping_request.rs"))"#));
+}
+
+#[test]
+fn write_touches_only_changed_files() {
+    let schemas = schema_dir();
+    let out = tempfile::tempdir().unwrap();
+    let mut config = Config::new();
+    config.schema_dir(schemas.path()).out_dir(out.path());
+    let (_, first) = config.write().unwrap();
+    assert_eq!(first.written.len(), 5);
+    let (_, second) = config.write().unwrap();
+    assert!(second.written.is_empty() && second.unchanged.len() == 5);
+    // A schema removed: its file goes, the rest stay untouched.
+    fs::remove_file(schemas.path().join("EchoRequest.json")).unwrap();
+    fs::remove_file(schemas.path().join("EchoResponse.json")).unwrap();
+    let (_, third) = config.write().unwrap();
+    assert_eq!(third.removed, ["echo_request.rs", "echo_response.rs"]);
+    assert!(config.check().is_ok());
+}
+
+#[test]
+fn missing_schemas_are_a_clear_error() {
+    let empty = tempfile::tempdir().unwrap();
+    let err = Config::new().schema_dir(empty.path()).generate().unwrap_err();
+    assert!(err.to_string().contains("no schemas found"), "{err}");
+    let err = Config::new().generate().unwrap_err();
+    assert!(err.to_string().contains("no schema folder"), "{err}");
+}
