@@ -9,6 +9,7 @@ use bytes::{Bytes, BytesMut};
 use kafka_wire_runtime::Message;
 
 pub mod sample;
+pub mod zookeeper;
 
 /// Generated code for Kafka's `test/` schemas and each `extra/<component>/` folder.
 pub mod corpus {

@@ -26,7 +26,7 @@ impl Rng {
         Rng(seed | 1)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -35,7 +35,7 @@ impl Rng {
 
     /// A value in `0..n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
 
     /// True with probability `num/den`.
@@ -81,8 +81,9 @@ pub fn empty_record_batch() -> Vec<u8> {
     b.extend_from_slice(&0i32.to_be_bytes()); // partition leader epoch
     b.push(2); // magic
     b.extend_from_slice(&[0; 4]); // crc, filled below
-    b.extend_from_slice(&[0; 2 + 4 + 8 + 8 + 8 + 2 + 4 + 4]); // attributes .. base sequence
+    b.extend_from_slice(&[0; 2 + 4 + 8 + 8 + 8 + 2 + 4]); // attributes .. base sequence
     b.extend_from_slice(&0i32.to_be_bytes()); // record count
+    debug_assert_eq!(b.len(), 61);
     let crc = crc32c::crc32c(&b[21..]);
     b[17..21].copy_from_slice(&crc.to_be_bytes());
     b
@@ -130,7 +131,7 @@ impl Writer<'_> {
                     continue;
                 }
                 let len = rng.below(6) as usize;
-                let value = (0..len).map(|_| rng.next() as u8).collect();
+                let value = (0..len).map(|_| rng.next_u64() as u8).collect();
                 tagged.push((tag, value));
             }
         }
@@ -237,19 +238,19 @@ impl Writer<'_> {
             | FieldType::Int32
             | FieldType::Uint32
             | FieldType::Int64 => {
-                let v = self.random().map_or(0, |rng| rng.next() as i64);
+                let v = self.random().map_or(0, |rng| rng.next_u64() as i64);
                 self.put_int(ty, v);
             }
             FieldType::Float64 => {
                 let bits = self.random().map_or(0, |rng| {
-                    let f = (rng.next() as i64 as f64) / 1000.0;
+                    let f = (rng.next_u64() as i64 as f64) / 1000.0;
                     f.to_bits()
                 });
                 self.out.extend_from_slice(&bits.to_be_bytes());
             }
             FieldType::Uuid => {
                 let raw: Vec<u8> = match self.random() {
-                    Some(rng) => (0..16).map(|_| rng.next() as u8).collect(),
+                    Some(rng) => (0..16).map(|_| rng.next_u64() as u8).collect(),
                     None => vec![0; 16],
                 };
                 self.out.extend_from_slice(&raw);
@@ -276,7 +277,7 @@ impl Writer<'_> {
                 let b: Vec<u8> = match self.random() {
                     Some(rng) => {
                         let n = rng.below(9) as usize;
-                        (0..n).map(|_| rng.next() as u8).collect()
+                        (0..n).map(|_| rng.next_u64() as u8).collect()
                     }
                     None => Vec::new(),
                 };

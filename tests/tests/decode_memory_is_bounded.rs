@@ -44,7 +44,7 @@ fn hostile_inputs(rng: &mut Rng) -> Vec<Vec<u8>> {
         inputs.push(b);
     }
     for _ in 0..16 {
-        inputs.push((0..64).map(|_| rng.next() as u8).collect());
+        inputs.push((0..64).map(|_| rng.next_u64() as u8).collect());
     }
     inputs
 }

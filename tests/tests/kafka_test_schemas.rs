@@ -157,6 +157,7 @@ fn nullable_structs() {
 #[test]
 fn records_fields_are_zero_copy_records() {
     let batch = Bytes::from(kafka_wire_tests::sample::empty_record_batch());
+    assert_eq!(batch.len(), 61, "seed 001's empty RecordBatch v2 is 61 bytes");
     let m = SimpleRecordsMessage {
         topic: "t".into(),
         record_set: Some(kafka_wire_runtime::Records::from_bytes(batch.clone())),
