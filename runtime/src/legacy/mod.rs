@@ -1,0 +1,36 @@
+//! Kafka 0.7's legacy wire format, hand-written from `shared/spec/kafka07.md`.
+//!
+//! * [`frame`]: the `i32 size` framing of requests and responses, with an incremental decoder.
+//! * [`request`] / [`response`]: the five request types and the three responses, both directions.
+//! * [`message`], [`compression`], [`message_set`]: messages (magic 0 and 1), gzip and xerial
+//!   snappy, and shallow/deep iteration with 0.7's next-offset rules.
+//! * [`topic`]: 0.7.2's topic-name validation (a topic name becomes a directory name).
+//! * [`ErrorCode`]: the complete 0.7 error-code set (−1..4).
+//!
+//! No network code lives here; the broker and client build on these pieces.
+#![forbid(unsafe_code)]
+
+pub mod compression;
+pub mod error;
+pub mod error_code;
+pub mod frame;
+pub mod message;
+pub mod message_set;
+mod reader;
+pub mod request;
+pub mod response;
+pub mod topic;
+
+pub use compression::{Codec, DecodeLimits};
+pub use error::LegacyError;
+pub use error_code::ErrorCode;
+pub use frame::{FrameDecoder, DEFAULT_MAX_REQUEST_SIZE};
+pub use message::{Magic, MessageRef};
+pub use message_set::{
+    valid_bytes, validate_message_set, DeepIter, DeepMessage, SetSummary, ShallowEntry, ShallowIter,
+};
+pub use request::{
+    FetchRequest, OffsetsRequest, ProduceRequest, Request, RequestType, OFFSETS_EARLIEST, OFFSETS_LATEST,
+};
+pub use response::{FetchResponse, MultiFetchResponse, OffsetsResponse};
+pub use topic::{validate_topic, TopicError, DEFAULT_MAX_TOPIC_NAME_LENGTH};

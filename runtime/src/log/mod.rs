@@ -1,0 +1,25 @@
+//! Kafka 0.7's segment log, as in `shared/spec/kafka07.md` §3.
+//!
+//! A partition is a directory `<log dir>/<topic>-<partition>` of segment files named by their
+//! 20-digit start offset plus `.kafka`; offsets are byte positions in the concatenation of all
+//! segments. [`PartitionLog`] is one partition (single-threaded, `&mut self` to write);
+//! [`LogManager`] owns every partition of a log dir behind locks so a multi-threaded broker can
+//! share it, handles the clean-shutdown marker, per-topic configuration and topic deletion.
+//! Reads return a [`FileSlice`] (an open segment file and a byte range inside it) so a server can
+//! send it without copying.
+#![forbid(unsafe_code)]
+
+pub mod config;
+pub mod error;
+pub mod manager;
+pub mod partition;
+mod recovery;
+mod segment;
+pub mod slice;
+
+pub use config::{LogConfig, TopicOverrides, Visibility};
+pub use error::LogError;
+pub use manager::{LogManager, PartitionHandle, TopicPartition, CLEAN_SHUTDOWN_FILE};
+pub use partition::{AppendInfo, PartitionLog, RetentionInfo, SegmentInfo};
+pub use segment::{parse_segment_file_name, segment_file_name};
+pub use slice::FileSlice;
