@@ -15,8 +15,11 @@ fn main() {
     let corpus = message_dir.parent().expect("message/ has a parent").to_path_buf();
 
     // (module name, schema folder, Rust path of the generated messages)
-    let mut sets: Vec<(String, PathBuf, String)> =
-        vec![("message".into(), message_dir.clone(), "::kafka_wire::messages".into())];
+    let mut sets: Vec<(String, PathBuf, String)> = vec![
+        ("message".into(), message_dir.clone(), "::kafka_wire::messages".into()),
+        ("project".into(), workspace.join("schemas"), "::kafka_wire_generated".into()),
+    ];
+    println!("cargo:rerun-if-changed={}", workspace.join("schemas").display());
     let mut generated = String::new();
     let mut extra_dirs: Vec<PathBuf> = Vec::new();
     if corpus.join("test").is_dir() {

@@ -21,21 +21,49 @@ pub mod broker_registration_request;
     unused_variables
 )]
 pub mod broker_registration_response;
+/// Generated from `ModifyTopicRequest.json`.
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    non_camel_case_types,
+    unused_imports,
+    unused_mut,
+    unused_variables
+)]
+pub mod modify_topic_request;
+/// Generated from `ModifyTopicResponse.json`.
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    non_camel_case_types,
+    unused_imports,
+    unused_mut,
+    unused_variables
+)]
+pub mod modify_topic_response;
 pub use broker_registration_request::BrokerRegistrationRequest;
 pub use broker_registration_response::BrokerRegistrationResponse;
+pub use modify_topic_request::ModifyTopicRequest;
+pub use modify_topic_response::ModifyTopicResponse;
 /// Every API in this set, by its numeric key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i16)]
 pub enum ApiKey {
+    ///ModifyTopic
+    ModifyTopic = 5,
     ///BrokerRegistration
     BrokerRegistration = 62,
 }
 impl ApiKey {
     /// All APIs, in key order.
-    pub const ALL: &'static [ApiKey] = &[ApiKey::BrokerRegistration];
+    pub const ALL: &'static [ApiKey] = &[
+        ApiKey::ModifyTopic,
+        ApiKey::BrokerRegistration,
+    ];
     /// The API with numeric key `key`, if this set has it.
     pub fn from_key(key: i16) -> Option<ApiKey> {
         match key {
+            5 => Some(ApiKey::ModifyTopic),
             62 => Some(ApiKey::BrokerRegistration),
             _ => None,
         }
@@ -47,30 +75,35 @@ impl ApiKey {
     /// The API's name, e.g. `Fetch`.
     pub fn name(self) -> &'static str {
         match self {
+            ApiKey::ModifyTopic => "ModifyTopic",
             ApiKey::BrokerRegistration => "BrokerRegistration",
         }
     }
     /// Versions of the API (its request schema's `validVersions`).
     pub fn valid_versions(self) -> rt::VersionRange {
         match self {
+            ApiKey::ModifyTopic => rt::VersionRange::new(0, 0),
             ApiKey::BrokerRegistration => rt::VersionRange::new(0, 4),
         }
     }
     /// Versions that use the flexible encoding.
     pub fn flexible_versions(self) -> Option<rt::VersionRange> {
         match self {
+            ApiKey::ModifyTopic => Some(rt::VersionRange::new(0, 32767)),
             ApiKey::BrokerRegistration => Some(rt::VersionRange::new(0, 32767)),
         }
     }
     /// The request header version used with `version` of this API.
     pub fn request_header_version(self, version: i16) -> i16 {
         match self {
+            ApiKey::ModifyTopic => if version >= 0 { 2i16 } else { 1i16 }
             ApiKey::BrokerRegistration => if version >= 0 { 2i16 } else { 1i16 }
         }
     }
     /// The response header version used with `version` of this API.
     pub fn response_header_version(self, version: i16) -> i16 {
         match self {
+            ApiKey::ModifyTopic => if version >= 0 { 1i16 } else { 0i16 }
             ApiKey::BrokerRegistration => if version >= 0 { 1i16 } else { 0i16 }
         }
     }
@@ -82,6 +115,13 @@ impl TryFrom<i16> for ApiKey {
             .ok_or_else(|| rt::DecodeError::new(rt::DecodeErrorKind::UnknownApiKey(key)))
     }
 }
+impl rt::Request for ModifyTopicRequest {
+    const API_KEY: i16 = 5;
+    type Response = ModifyTopicResponse;
+}
+impl rt::Response for ModifyTopicResponse {
+    const API_KEY: i16 = 5;
+}
 impl rt::Request for BrokerRegistrationRequest {
     const API_KEY: i16 = 62;
     type Response = BrokerRegistrationResponse;
@@ -92,14 +132,28 @@ impl rt::Response for BrokerRegistrationResponse {
 /// A request body of any API.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RequestKind {
+    ///ModifyTopic
+    ModifyTopic(ModifyTopicRequest),
     ///BrokerRegistration
     BrokerRegistration(BrokerRegistrationRequest),
 }
 /// A response body of any API.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResponseKind {
+    ///ModifyTopic
+    ModifyTopic(ModifyTopicResponse),
     ///BrokerRegistration
     BrokerRegistration(BrokerRegistrationResponse),
+}
+impl From<ModifyTopicRequest> for RequestKind {
+    fn from(body: ModifyTopicRequest) -> Self {
+        RequestKind::ModifyTopic(body)
+    }
+}
+impl From<ModifyTopicResponse> for ResponseKind {
+    fn from(body: ModifyTopicResponse) -> Self {
+        ResponseKind::ModifyTopic(body)
+    }
 }
 impl From<BrokerRegistrationRequest> for RequestKind {
     fn from(body: BrokerRegistrationRequest) -> Self {
@@ -115,6 +169,7 @@ impl RequestKind {
     /// The API this body belongs to.
     pub fn api_key(&self) -> ApiKey {
         match self {
+            RequestKind::ModifyTopic(_) => ApiKey::ModifyTopic,
             RequestKind::BrokerRegistration(_) => ApiKey::BrokerRegistration,
         }
     }
@@ -125,12 +180,14 @@ impl RequestKind {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         match self {
+            RequestKind::ModifyTopic(b) => rt::Encode::encode(b, buf, version),
             RequestKind::BrokerRegistration(b) => rt::Encode::encode(b, buf, version),
         }
     }
     /// Encoded size of the body at `version`.
     pub fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
         match self {
+            RequestKind::ModifyTopic(b) => rt::Encode::encoded_size(b, version),
             RequestKind::BrokerRegistration(b) => rt::Encode::encoded_size(b, version),
         }
     }
@@ -142,6 +199,11 @@ impl RequestKind {
     ) -> Result<Self, rt::DecodeError> {
         Ok(
             match api_key {
+                ApiKey::ModifyTopic => {
+                    RequestKind::ModifyTopic(
+                        <ModifyTopicRequest as rt::Decode>::decode(buf, version)?,
+                    )
+                }
                 ApiKey::BrokerRegistration => {
                     RequestKind::BrokerRegistration(
                         <BrokerRegistrationRequest as rt::Decode>::decode(buf, version)?,
@@ -155,6 +217,7 @@ impl ResponseKind {
     /// The API this body belongs to.
     pub fn api_key(&self) -> ApiKey {
         match self {
+            ResponseKind::ModifyTopic(_) => ApiKey::ModifyTopic,
             ResponseKind::BrokerRegistration(_) => ApiKey::BrokerRegistration,
         }
     }
@@ -165,12 +228,14 @@ impl ResponseKind {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         match self {
+            ResponseKind::ModifyTopic(b) => rt::Encode::encode(b, buf, version),
             ResponseKind::BrokerRegistration(b) => rt::Encode::encode(b, buf, version),
         }
     }
     /// Encoded size of the body at `version`.
     pub fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
         match self {
+            ResponseKind::ModifyTopic(b) => rt::Encode::encoded_size(b, version),
             ResponseKind::BrokerRegistration(b) => rt::Encode::encoded_size(b, version),
         }
     }
@@ -182,6 +247,11 @@ impl ResponseKind {
     ) -> Result<Self, rt::DecodeError> {
         Ok(
             match api_key {
+                ApiKey::ModifyTopic => {
+                    ResponseKind::ModifyTopic(
+                        <ModifyTopicResponse as rt::Decode>::decode(buf, version)?,
+                    )
+                }
                 ApiKey::BrokerRegistration => {
                     ResponseKind::BrokerRegistration(
                         <BrokerRegistrationResponse as rt::Decode>::decode(buf, version)?,
