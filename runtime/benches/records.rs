@@ -1,0 +1,133 @@
+//! Record batch throughput: decode and encode of a 1 MiB magic 2 batch of 1 KiB records,
+//! uncompressed and with each codec, next to the raw codec speed (the ceiling for a
+//! compressed batch) and a plain memcpy + CRC-32C pass over the same bytes (the floor any
+//! decoder that checks the CRC must pay). Throughput counts uncompressed batch bytes.
+//!
+//! Run: `cargo bench -p kafka-wire-runtime --bench records`
+
+use std::hint::black_box;
+
+use bytes::Bytes;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use kafka_wire_runtime::records::compression::{compress, decompress};
+use kafka_wire_runtime::records::{
+    Batch, BatchBuilder, BatchOptions, Compression, ReadOptions, Record, RecordRef, Records, V2_HEADER_LEN,
+};
+
+const RECORDS: usize = 1024;
+const VALUE_LEN: usize = 1000;
+
+/// Deterministic, moderately compressible values: log-line-like text with varying numbers.
+fn values() -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..RECORDS)
+        .map(|i| {
+            let key = format!("user-{:08}", next() % 100_000_000).into_bytes();
+            let mut value = Vec::with_capacity(VALUE_LEN);
+            while value.len() < VALUE_LEN {
+                let line = format!(
+                    "{{\"seq\":{i},\"id\":{},\"status\":\"{}\",\"latency_ms\":{}}} ",
+                    next() % 1_000_000_000,
+                    ["ok", "retry", "fail", "timeout"][(next() % 4) as usize],
+                    next() % 10_000
+                );
+                value.extend_from_slice(line.as_bytes());
+            }
+            value.truncate(VALUE_LEN);
+            (key, value)
+        })
+        .collect()
+}
+
+fn build(codec: Compression, data: &[(Vec<u8>, Vec<u8>)]) -> Bytes {
+    let mut builder = BatchBuilder::with_capacity(BatchOptions::new(2, codec), RECORDS * (VALUE_LEN + 32)).unwrap();
+    for (i, (key, value)) in data.iter().enumerate() {
+        builder.append(1_700_000_000_000 + i as i64, Some(key), Some(value), &[]).unwrap();
+    }
+    builder.build().unwrap()
+}
+
+fn decode_all(batch: &Bytes) -> Vec<Record> {
+    Records::from_bytes(batch.clone()).to_vec(ReadOptions::default()).unwrap()
+}
+
+/// Borrowed views: every record parsed and materialised as a `RecordRef` (no reference counts).
+fn decode_views(batch: &Bytes) -> usize {
+    let mut total = 0;
+    for batch in Records::from_bytes(batch.clone()).batches() {
+        if let Batch::V2(batch) = batch.unwrap() {
+            let data = batch.record_data(&ReadOptions::default()).unwrap();
+            let views: Vec<RecordRef> = data.iter().collect::<Result<_, _>>().unwrap();
+            total += black_box(views).len();
+        }
+    }
+    total
+}
+
+fn benches(c: &mut Criterion) {
+    let data = values();
+    let plain = build(Compression::None, &data);
+    let plain_len = plain.len() as u64;
+    eprintln!("uncompressed batch: {plain_len} bytes, {RECORDS} records");
+
+    let mut group = c.benchmark_group("records");
+    group.throughput(Throughput::Bytes(plain_len));
+    group.sample_size(30);
+
+    // Floor: copy the batch and checksum it, nothing else.
+    let mut scratch = vec![0u8; plain.len()];
+    group.bench_function("baseline/memcpy+crc32c", |b| {
+        b.iter(|| {
+            scratch.copy_from_slice(black_box(&plain));
+            black_box(crc32c::crc32c(&scratch))
+        })
+    });
+
+    // Breakdown of the uncompressed decode: the checksum alone, and the parse alone.
+    group.bench_function("baseline/crc32c", |b| b.iter(|| black_box(crc32c::crc32c(black_box(&plain)))));
+    let no_crc = ReadOptions { verify_crc: false, ..ReadOptions::default() };
+    group.bench_function("decode-without-crc/none", |b| {
+        b.iter(|| Records::from_bytes(plain.clone()).to_vec(no_crc).unwrap())
+    });
+    // The lazy iterator, collected the way a caller would write it.
+    group.bench_function("decode-iterator-collect/none", |b| {
+        b.iter(|| Records::from_bytes(plain.clone()).records().collect::<Result<Vec<_>, _>>().unwrap())
+    });
+
+    for codec in Compression::ALL {
+        let batch = build(codec, &data);
+        eprintln!(
+            "{codec}: {} bytes ({:.1}% of uncompressed)",
+            batch.len(),
+            100.0 * batch.len() as f64 / plain_len as f64
+        );
+        assert_eq!(decode_all(&batch).len(), RECORDS);
+        assert_eq!(decode_views(&batch), RECORDS);
+        group.bench_with_input(BenchmarkId::new("decode", codec), &batch, |b, batch| b.iter(|| decode_all(batch)));
+        group.bench_with_input(BenchmarkId::new("decode-views", codec), &batch, |b, batch| {
+            b.iter(|| decode_views(batch))
+        });
+        group.bench_with_input(BenchmarkId::new("encode", codec), &codec, |b, &codec| b.iter(|| build(codec, &data)));
+        if codec != Compression::None {
+            // Ceiling: the codec alone over the records section of the same batch.
+            let section = &plain[V2_HEADER_LEN..];
+            let compressed = compress(codec, 2, section).unwrap();
+            group.bench_function(BenchmarkId::new("codec-decompress", codec), |b| {
+                b.iter(|| decompress(codec, 2, black_box(&compressed), usize::MAX).unwrap())
+            });
+            group.bench_function(BenchmarkId::new("codec-compress", codec), |b| {
+                b.iter(|| compress(codec, 2, black_box(section)).unwrap())
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(records, benches);
+criterion_main!(records);
