@@ -67,6 +67,17 @@ impl fmt::Display for DecodeErrorKind {
     }
 }
 
+/// Writes ` Outer.field.inner_field` for a (struct, field) path, outermost first.
+fn write_path(f: &mut fmt::Formatter<'_>, mut path: impl Iterator<Item = (&'static str, &'static str)>) -> fmt::Result {
+    if let Some((structure, field)) = path.next() {
+        write!(f, " {structure}.{field}")?;
+        for (_, field) in path {
+            write!(f, ".{field}")?;
+        }
+    }
+    Ok(())
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct DecodeInner {
     kind: DecodeErrorKind,
@@ -127,13 +138,7 @@ impl DecodeError {
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("failed to decode")?;
-        let mut path = self.path().peekable();
-        if let Some((structure, field)) = path.next() {
-            write!(f, " {structure}.{field}")?;
-            for (_, field) in path {
-                write!(f, ".{field}")?;
-            }
-        }
+        write_path(f, self.path())?;
         write!(f, ": {}", self.inner.kind)?;
         if let Some(offset) = self.inner.offset {
             write!(f, " at byte {offset}")?;
@@ -217,13 +222,7 @@ impl EncodeError {
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("failed to encode")?;
-        let mut path = self.path().peekable();
-        if let Some((structure, field)) = path.next() {
-            write!(f, " {structure}.{field}")?;
-            for (_, field) in path {
-                write!(f, ".{field}")?;
-            }
-        }
+        write_path(f, self.path())?;
         write!(f, ": {}", self.kind)
     }
 }

@@ -133,6 +133,10 @@ fn emit_apis(apis: &[Api<'_>]) -> TokenStream {
     let flexible: Vec<TokenStream> = apis.iter().map(|a| opt_range_lit(a.request.flexible_versions)).collect();
     let req_header = header_version_arms(apis, false);
     let resp_header = header_version_arms(apis, true);
+    let request_kind =
+        emit_kind_enum(&format_ident!("RequestKind"), " A request body of any API.", &variants, &requests, &names);
+    let response_kind =
+        emit_kind_enum(&format_ident!("ResponseKind"), " A response body of any API.", &variants, &responses, &names);
     quote! {
         /// Every API in this set, by its numeric key.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -201,62 +205,43 @@ fn emit_apis(apis: &[Api<'_>]) -> TokenStream {
             }
         )*
 
-        /// A request body of any API.
-        #[derive(Debug, Clone, PartialEq)]
-        pub enum RequestKind {
-            #(#[doc = #names] #variants(#requests),)*
-        }
+        #request_kind
+        #response_kind
+    }
+}
 
-        /// A response body of any API.
+/// `RequestKind` or `ResponseKind`: one variant per API holding its body type, with
+/// `From`, `api_key`, `encode`, `encoded_size` and `decode` dispatching on the API.
+fn emit_kind_enum(kind: &Ident, doc: &str, variants: &[&Ident], bodies: &[Ident], names: &[String]) -> TokenStream {
+    quote! {
+        #[doc = #doc]
         #[derive(Debug, Clone, PartialEq)]
-        pub enum ResponseKind {
-            #(#[doc = #names] #variants(#responses),)*
+        pub enum #kind {
+            #(#[doc = #names] #variants(#bodies),)*
         }
 
         #(
-            impl From<#requests> for RequestKind {
-                fn from(body: #requests) -> Self { RequestKind::#variants(body) }
-            }
-            impl From<#responses> for ResponseKind {
-                fn from(body: #responses) -> Self { ResponseKind::#variants(body) }
+            impl From<#bodies> for #kind {
+                fn from(body: #bodies) -> Self { #kind::#variants(body) }
             }
         )*
 
-        impl RequestKind {
+        impl #kind {
             /// The API this body belongs to.
             pub fn api_key(&self) -> ApiKey {
-                match self { #(RequestKind::#variants(_) => ApiKey::#variants,)* }
+                match self { #(#kind::#variants(_) => ApiKey::#variants,)* }
             }
             /// Appends the body at `version`.
             pub fn encode(&self, buf: &mut rt::BytesMut, version: i16) -> Result<(), rt::EncodeError> {
-                match self { #(RequestKind::#variants(b) => rt::Encode::encode(b, buf, version),)* }
+                match self { #(#kind::#variants(b) => rt::Encode::encode(b, buf, version),)* }
             }
             /// Encoded size of the body at `version`.
             pub fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-                match self { #(RequestKind::#variants(b) => rt::Encode::encoded_size(b, version),)* }
+                match self { #(#kind::#variants(b) => rt::Encode::encoded_size(b, version),)* }
             }
             /// Reads a body of API `api_key` at `version`.
             pub fn decode(api_key: ApiKey, buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-                Ok(match api_key { #(ApiKey::#variants => RequestKind::#variants(<#requests as rt::Decode>::decode(buf, version)?),)* })
-            }
-        }
-
-        impl ResponseKind {
-            /// The API this body belongs to.
-            pub fn api_key(&self) -> ApiKey {
-                match self { #(ResponseKind::#variants(_) => ApiKey::#variants,)* }
-            }
-            /// Appends the body at `version`.
-            pub fn encode(&self, buf: &mut rt::BytesMut, version: i16) -> Result<(), rt::EncodeError> {
-                match self { #(ResponseKind::#variants(b) => rt::Encode::encode(b, buf, version),)* }
-            }
-            /// Encoded size of the body at `version`.
-            pub fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-                match self { #(ResponseKind::#variants(b) => rt::Encode::encoded_size(b, version),)* }
-            }
-            /// Reads a body of API `api_key` at `version`.
-            pub fn decode(api_key: ApiKey, buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-                Ok(match api_key { #(ApiKey::#variants => ResponseKind::#variants(<#responses as rt::Decode>::decode(buf, version)?),)* })
+                Ok(match api_key { #(ApiKey::#variants => #kind::#variants(<#bodies as rt::Decode>::decode(buf, version)?),)* })
             }
         }
     }

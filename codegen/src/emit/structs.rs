@@ -251,6 +251,29 @@ impl StructCtx<'_> {
         tagged
     }
 
+    /// The tagged-field section at flexible versions: `unknown_only` when no field of the
+    /// struct is tagged, `known(tagged fields in tag order)` otherwise; `otherwise` elsewhere.
+    fn tag_section<'p>(
+        &self,
+        plans: &'p [Plan<'p>],
+        unknown_only: TokenStream,
+        known: impl FnOnce(Vec<&'p Plan<'p>>) -> TokenStream,
+        otherwise: TokenStream,
+    ) -> TokenStream {
+        if !self.has_tag_buffer() {
+            return quote!();
+        }
+        let tagged = self.tagged_plans(plans);
+        let body = if tagged.is_empty() { unknown_only } else { known(tagged) };
+        self.flexible().branch(body, otherwise)
+    }
+
+    /// Unknown tags cannot be written at a version that is not flexible.
+    fn no_unknown_tags_check(&self) -> TokenStream {
+        let (rt, name) = (self.rt, self.name);
+        quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;)
+    }
+
     fn emit_encode(&self, plans: &[Plan<'_>]) -> TokenStream {
         let rt = self.rt;
         let check = self.version_check(true);
@@ -260,50 +283,43 @@ impl StructCtx<'_> {
             let write = self.write_field(p, Val::place(quote!(self.#ident)));
             self.regular_or_absent(p, write)
         });
-        let tags = if self.has_tag_buffer() && self.tagged_plans(plans).is_empty() {
-            let name = self.name;
-            let body = quote!(#rt::put_unknown_tags(buf, &self.unknown_tagged_fields););
-            let otherwise = quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;);
-            self.flexible().branch(body, otherwise)
-        } else if self.has_tag_buffer() {
-            let tagged = self.tagged_plans(plans);
-            let present_names: Vec<Ident> =
-                tagged.iter().map(|p| format_ident!("tag_{}", p.field.tag.unwrap_or(0))).collect();
-            let presents = tagged.iter().zip(&present_names).map(|(p, flag)| {
-                let ident = &p.ident;
-                let test = not_default(p.field, quote!(self.#ident), rt);
-                let present = p.tagged.and(test);
-                quote!(let #flag = #present;)
-            });
-            let writes = tagged.iter().zip(&present_names).map(|(p, flag)| {
-                let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
-                let ident = &p.ident;
-                let size = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
-                let write = self.write_field(p, Val::place(quote!(self.#ident)));
-                quote! {
-                    if #flag {
-                        #rt::put_unknown_tags_below(buf, &mut unknown, #tag);
-                        let mut value_size = 0usize;
-                        #size
-                        #rt::put_tagged_header(buf, #tag, value_size);
-                        #write
+        let tags = self.tag_section(
+            plans,
+            quote!(#rt::put_unknown_tags(buf, &self.unknown_tagged_fields);),
+            |tagged| {
+                let present_names: Vec<Ident> =
+                    tagged.iter().map(|p| format_ident!("tag_{}", p.field.tag.unwrap_or(0))).collect();
+                let presents = tagged.iter().zip(&present_names).map(|(p, flag)| {
+                    let ident = &p.ident;
+                    let present = p.tagged.and(not_default(p.field, quote!(self.#ident), rt));
+                    quote!(let #flag = #present;)
+                });
+                let writes = tagged.iter().zip(&present_names).map(|(p, flag)| {
+                    let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
+                    let ident = &p.ident;
+                    let size = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
+                    let write = self.write_field(p, Val::place(quote!(self.#ident)));
+                    quote! {
+                        if #flag {
+                            #rt::put_unknown_tags_below(buf, &mut unknown, #tag);
+                            let mut value_size = 0usize;
+                            #size
+                            #rt::put_tagged_header(buf, #tag, value_size);
+                            #write
+                        }
                     }
+                });
+                quote! {
+                    #(#presents)*
+                    let count = self.unknown_tagged_fields.len() #(+ usize::from(#present_names))*;
+                    #rt::put_uvarint(buf, count as u32);
+                    let mut unknown = self.unknown_tagged_fields.iter().peekable();
+                    #(#writes)*
+                    #rt::put_remaining_unknown_tags(buf, &mut unknown);
                 }
-            });
-            let body = quote! {
-                #(#presents)*
-                let count = self.unknown_tagged_fields.len() #(+ usize::from(#present_names))*;
-                #rt::put_uvarint(buf, count as u32);
-                let mut unknown = self.unknown_tagged_fields.iter().peekable();
-                #(#writes)*
-                #rt::put_remaining_unknown_tags(buf, &mut unknown);
-            };
-            let name = self.name;
-            let otherwise = quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;);
-            self.flexible().branch(body, otherwise)
-        } else {
-            quote!()
-        };
+            },
+            self.no_unknown_tags_check(),
+        );
         quote! {
             #check
             #flexible
@@ -323,40 +339,33 @@ impl StructCtx<'_> {
             let s = self.size_field(p, Val::place(quote!(self.#ident)), &acc);
             self.regular_or_absent(p, s)
         });
-        let tags = if self.has_tag_buffer() && self.tagged_plans(plans).is_empty() {
-            let name = self.name;
-            let body = quote!(size += #rt::unknown_tags_section_size(&self.unknown_tagged_fields););
-            let otherwise = quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;);
-            self.flexible().branch(body, otherwise)
-        } else if self.has_tag_buffer() {
-            let tagged = self.tagged_plans(plans);
-            let items = tagged.iter().map(|p| {
-                let ident = &p.ident;
-                let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
-                let test = not_default(p.field, quote!(self.#ident), rt);
-                let present = p.tagged.and(test);
-                let s = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
-                quote! {
-                    if #present {
-                        count += 1;
-                        let mut value_size = 0usize;
-                        #s
-                        size += #rt::tagged_field_size(#tag, value_size);
+        let tags = self.tag_section(
+            plans,
+            quote!(size += #rt::unknown_tags_section_size(&self.unknown_tagged_fields);),
+            |tagged| {
+                let items = tagged.iter().map(|p| {
+                    let ident = &p.ident;
+                    let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
+                    let present = p.tagged.and(not_default(p.field, quote!(self.#ident), rt));
+                    let s = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
+                    quote! {
+                        if #present {
+                            count += 1;
+                            let mut value_size = 0usize;
+                            #s
+                            size += #rt::tagged_field_size(#tag, value_size);
+                        }
                     }
+                });
+                quote! {
+                    let mut count = self.unknown_tagged_fields.len();
+                    size += #rt::unknown_tags_size(&self.unknown_tagged_fields);
+                    #(#items)*
+                    size += #rt::uvarint_size(count as u32);
                 }
-            });
-            let name = self.name;
-            let body = quote! {
-                let mut count = self.unknown_tagged_fields.len();
-                size += #rt::unknown_tags_size(&self.unknown_tagged_fields);
-                #(#items)*
-                size += #rt::uvarint_size(count as u32);
-            };
-            let otherwise = quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;);
-            self.flexible().branch(body, otherwise)
-        } else {
-            quote!()
-        };
+            },
+            self.no_unknown_tags_check(),
+        );
         quote! {
             #check
             #flexible
@@ -377,43 +386,41 @@ impl StructCtx<'_> {
             let read = self.read_field(p);
             p.regular.branch(quote!(this.#ident = #read;), quote!())
         });
-        let tags = if self.has_tag_buffer() && self.tagged_plans(plans).is_empty() {
-            let body = quote!(#rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields).within(#name, "unknown_tagged_fields")?;);
-            self.flexible().branch(body, quote!())
-        } else if self.has_tag_buffer() {
-            let known = self.tagged_plans(plans);
-            let seen = if known.is_empty() { quote!() } else { quote!(let mut seen = 0u64;) };
-            let arms = known.into_iter().map(|p| {
-                let ident = &p.ident;
-                let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
-                let read = self.read_field(p);
-                let label = &p.label;
-                let accept = quote! {
-                    #rt::note_known_tag(&mut seen, #tag).within(#name, "unknown_tagged_fields")?;
-                    let declared = value.len();
-                    let buf = &mut value;
-                    this.#ident = #read;
-                    #rt::check_tagged_consumed(#tag, declared, buf).within(#name, #label)?;
-                };
-                let reject = quote!(return Err(#rt::tag_not_valid(#tag, version).within(#name, #label)););
-                let body = p.tagged.branch(accept, reject);
-                quote!(#tag => { #body })
-            });
-            let body = quote! {
-                let count = #rt::get_uvarint(buf).within(#name, "unknown_tagged_fields")?;
-                #seen
-                for _ in 0..count {
-                    let (tag, mut value) = #rt::get_tagged_field(buf).within(#name, "unknown_tagged_fields")?;
-                    match tag {
-                        #(#arms)*
-                        _ => #rt::keep_unknown_tag(&mut this.unknown_tagged_fields, tag, value).within(#name, "unknown_tagged_fields")?,
+        let tags = self.tag_section(
+            plans,
+            quote!(#rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields).within(#name, "unknown_tagged_fields")?;),
+            |tagged| {
+                let seen = quote!(let mut seen = 0u64;);
+                let arms = tagged.into_iter().map(|p| {
+                    let ident = &p.ident;
+                    let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
+                    let read = self.read_field(p);
+                    let label = &p.label;
+                    let accept = quote! {
+                        #rt::note_known_tag(&mut seen, #tag).within(#name, "unknown_tagged_fields")?;
+                        let declared = value.len();
+                        let buf = &mut value;
+                        this.#ident = #read;
+                        #rt::check_tagged_consumed(#tag, declared, buf).within(#name, #label)?;
+                    };
+                    let reject = quote!(return Err(#rt::tag_not_valid(#tag, version).within(#name, #label)););
+                    let body = p.tagged.branch(accept, reject);
+                    quote!(#tag => { #body })
+                });
+                quote! {
+                    let count = #rt::get_uvarint(buf).within(#name, "unknown_tagged_fields")?;
+                    #seen
+                    for _ in 0..count {
+                        let (tag, mut value) = #rt::get_tagged_field(buf).within(#name, "unknown_tagged_fields")?;
+                        match tag {
+                            #(#arms)*
+                            _ => #rt::keep_unknown_tag(&mut this.unknown_tagged_fields, tag, value).within(#name, "unknown_tagged_fields")?,
+                        }
                     }
                 }
-            };
-            self.flexible().branch(body, quote!())
-        } else {
-            quote!()
-        };
+            },
+            quote!(),
+        );
         let body = quote! {
             #flexible
             let mut this = #ty::default();

@@ -137,32 +137,14 @@ pub enum RequestKind {
     ///BrokerRegistration
     BrokerRegistration(BrokerRegistrationRequest),
 }
-/// A response body of any API.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ResponseKind {
-    ///ModifyTopic
-    ModifyTopic(ModifyTopicResponse),
-    ///BrokerRegistration
-    BrokerRegistration(BrokerRegistrationResponse),
-}
 impl From<ModifyTopicRequest> for RequestKind {
     fn from(body: ModifyTopicRequest) -> Self {
         RequestKind::ModifyTopic(body)
     }
 }
-impl From<ModifyTopicResponse> for ResponseKind {
-    fn from(body: ModifyTopicResponse) -> Self {
-        ResponseKind::ModifyTopic(body)
-    }
-}
 impl From<BrokerRegistrationRequest> for RequestKind {
     fn from(body: BrokerRegistrationRequest) -> Self {
         RequestKind::BrokerRegistration(body)
-    }
-}
-impl From<BrokerRegistrationResponse> for ResponseKind {
-    fn from(body: BrokerRegistrationResponse) -> Self {
-        ResponseKind::BrokerRegistration(body)
     }
 }
 impl RequestKind {
@@ -211,6 +193,24 @@ impl RequestKind {
                 }
             },
         )
+    }
+}
+/// A response body of any API.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseKind {
+    ///ModifyTopic
+    ModifyTopic(ModifyTopicResponse),
+    ///BrokerRegistration
+    BrokerRegistration(BrokerRegistrationResponse),
+}
+impl From<ModifyTopicResponse> for ResponseKind {
+    fn from(body: ModifyTopicResponse) -> Self {
+        ResponseKind::ModifyTopic(body)
+    }
+}
+impl From<BrokerRegistrationResponse> for ResponseKind {
+    fn from(body: BrokerRegistrationResponse) -> Self {
+        ResponseKind::BrokerRegistration(body)
     }
 }
 impl ResponseKind {
