@@ -194,6 +194,21 @@ impl BrokerProcess {
         std::fs::read_to_string(self.stderr_path(self.starts)).unwrap_or_default()
     }
 
+    /// Waits until the latest start's stderr contains `needle` (e.g. "registered in ZooKeeper",
+    /// logged once the broker's ZooKeeper nodes exist). False on timeout or exit.
+    pub fn wait_for_stderr(&mut self, needle: &str, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.stderr().contains(needle) {
+                return true;
+            }
+            if Instant::now() > deadline || !self.is_running() {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Sends a signal by name (`TERM`, `STOP`, `CONT`, …) with `kill(1)`.
     pub fn signal(&self, name: &str) -> std::io::Result<()> {
         let pid = self.pid().ok_or_else(|| std::io::Error::other("broker not running"))?;
