@@ -11,6 +11,7 @@ pub mod tagged;
 pub mod traits;
 pub mod version;
 pub mod wire;
+pub mod zk;
 
 #[doc(hidden)]
 pub mod __codegen;
