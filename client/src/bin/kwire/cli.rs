@@ -1,0 +1,238 @@
+//! Command-line syntax.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use kafka_wire_client::consumer::StartOffset;
+use kafka_wire_client::{Codec, Magic};
+
+#[derive(Debug, Parser)]
+#[command(name = "kwire", version, about = "Kafka 0.7 client: produce, consume, offsets, topics, perf")]
+pub struct Cli {
+    #[command(flatten)]
+    pub cluster: Cluster,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Where the cluster is. Without either, the broker at 127.0.0.1:9092 is used.
+#[derive(Debug, Args, Clone)]
+pub struct Cluster {
+    /// Broker address HOST:PORT (a comma-separated list for `produce`).
+    #[arg(long, global = true, value_delimiter = ',', value_name = "HOST:PORT")]
+    pub broker: Vec<String>,
+    /// ZooKeeper connect string HOST:PORT[,HOST:PORT...][/chroot].
+    #[arg(long, global = true, value_name = "CONNECT")]
+    pub zookeeper: Option<String>,
+    /// With --zookeeper: use this broker for single-partition commands.
+    #[arg(long, global = true, value_name = "ID")]
+    pub broker_id: Option<i32>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Send messages, one per line of stdin (or of --file).
+    Produce(ProduceArgs),
+    /// Print messages, one per line.
+    Consume(ConsumeArgs),
+    /// Ask a broker for a partition's offsets (OFFSETS request).
+    Offsets(OffsetsArgs),
+    /// Show what ZooKeeper knows: brokers, topics, partitions, consumer groups and their lag.
+    Topics,
+    /// Throughput and latency tests.
+    #[command(subcommand)]
+    Perf(PerfCommand),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompressionArg {
+    None,
+    Gzip,
+    Snappy,
+}
+
+impl From<CompressionArg> for Codec {
+    fn from(c: CompressionArg) -> Codec {
+        match c {
+            CompressionArg::None => Codec::None,
+            CompressionArg::Gzip => Codec::Gzip,
+            CompressionArg::Snappy => Codec::Snappy,
+        }
+    }
+}
+
+pub fn parse_magic(s: &str) -> Result<Magic, String> {
+    match s {
+        "0" => Ok(Magic::V0),
+        "1" => Ok(Magic::V1),
+        _ => Err(format!("magic must be 0 or 1, not {s:?}")),
+    }
+}
+
+pub fn parse_start(s: &str) -> Result<StartOffset, String> {
+    match s {
+        "earliest" | "smallest" => Ok(StartOffset::Earliest),
+        "latest" | "largest" => Ok(StartOffset::Latest),
+        n => {
+            n.parse().map(StartOffset::At).map_err(|_| format!("expected earliest, latest or a byte offset, not {n:?}"))
+        }
+    }
+}
+
+pub fn parse_time(s: &str) -> Result<i64, String> {
+    match s {
+        "earliest" => Ok(-2),
+        "latest" => Ok(-1),
+        n => match n.parse::<i64>() {
+            Ok(t) if t >= 0 || t == -1 || t == -2 => Ok(t),
+            _ => Err(format!("expected earliest, latest or milliseconds since the epoch, not {n:?}")),
+        },
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ProduceArgs {
+    #[arg(long)]
+    pub topic: String,
+    /// Partition to send to (default: by key hash, else random / broker's choice).
+    #[arg(long)]
+    pub partition: Option<i32>,
+    /// Key for every message; partitions by its Java String.hashCode, as 0.7 does.
+    #[arg(long)]
+    pub key: Option<String>,
+    #[arg(long, value_enum, default_value = "none")]
+    pub compression: CompressionArg,
+    /// Message format: 0 (uncompressed only) or 1 (what the 0.7 Scala producer writes).
+    #[arg(long, value_parser = parse_magic, default_value = "1")]
+    pub magic: Magic,
+    /// Read messages from this file instead of stdin.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    /// Messages per batch.
+    #[arg(long, default_value_t = 200)]
+    pub batch_size: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ConsumeArgs {
+    #[arg(long)]
+    pub topic: String,
+    /// Partition to read (simple consumer; default 0 without --group).
+    #[arg(long, conflicts_with = "group")]
+    pub partition: Option<i32>,
+    /// Consumer group (needs --zookeeper): partitions are shared with the group's members.
+    #[arg(long)]
+    pub group: Option<String>,
+    /// Where to start: earliest, latest or a byte offset. With --group it is the
+    /// autooffset.reset used when the group has no committed offset.
+    #[arg(long, value_parser = parse_start, default_value = "earliest")]
+    pub offset: kafka_wire_client::consumer::StartOffset,
+    /// Stop after this many messages.
+    #[arg(long)]
+    pub max_messages: Option<u64>,
+    /// Keep waiting for new messages instead of stopping at the end of the log.
+    #[arg(long)]
+    pub follow: bool,
+    /// Initial fetch size in bytes (grows for larger messages).
+    #[arg(long, default_value_t = 1_048_576)]
+    pub fetch_size: usize,
+    /// Group: commit offsets this often (milliseconds).
+    #[arg(long, default_value_t = 10_000)]
+    pub commit_interval_ms: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct OffsetsArgs {
+    #[arg(long)]
+    pub topic: String,
+    #[arg(long, default_value_t = 0)]
+    pub partition: i32,
+    /// earliest, latest, or milliseconds since the epoch.
+    #[arg(long, value_parser = parse_time, default_value = "latest")]
+    pub time: i64,
+    /// Most offsets to return.
+    #[arg(long, default_value_t = 1)]
+    pub max: i32,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PerfCommand {
+    /// Produce throughput, side by side with a TCP loopback blast and a sequential file write.
+    Produce(PerfProduceArgs),
+    /// Consume throughput, side by side with a TCP loopback blast.
+    Consume(PerfConsumeArgs),
+    /// Produce-to-consume latency (p50/p99).
+    Latency(PerfLatencyArgs),
+    /// Only the ceilings: TCP loopback blast and sequential file write.
+    Ceiling(CeilingArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CeilingArgs {
+    /// Bytes to move.
+    #[arg(long, default_value_t = 200 * 1024 * 1024)]
+    pub bytes: u64,
+    /// Write size.
+    #[arg(long, default_value_t = 206_400)]
+    pub chunk: usize,
+    /// Directory for the file-write ceiling (use the broker's log filesystem).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PerfProduceArgs {
+    #[arg(long, default_value = "perf")]
+    pub topic: String,
+    #[arg(long, default_value_t = 0)]
+    pub partition: i32,
+    #[arg(long, default_value_t = 200_000)]
+    pub messages: u64,
+    /// Message payload size in bytes.
+    #[arg(long, default_value_t = 1024)]
+    pub size: usize,
+    #[arg(long, default_value_t = 200)]
+    pub batch_size: usize,
+    #[arg(long, value_enum, default_value = "none")]
+    pub compression: CompressionArg,
+    #[arg(long, value_parser = parse_magic, default_value = "1")]
+    pub magic: Magic,
+    /// Skip the ceiling measurements.
+    #[arg(long)]
+    pub no_ceilings: bool,
+    /// Directory for the file-write ceiling (use the broker's log filesystem).
+    #[arg(long)]
+    pub ceiling_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PerfConsumeArgs {
+    #[arg(long, default_value = "perf")]
+    pub topic: String,
+    #[arg(long, default_value_t = 0)]
+    pub partition: i32,
+    /// Stop after this many messages (default: at the end of the log).
+    #[arg(long)]
+    pub messages: Option<u64>,
+    #[arg(long, value_parser = parse_start, default_value = "earliest")]
+    pub offset: kafka_wire_client::consumer::StartOffset,
+    #[arg(long, default_value_t = 1_048_576)]
+    pub fetch_size: usize,
+    #[arg(long)]
+    pub no_ceilings: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PerfLatencyArgs {
+    #[arg(long, default_value = "perf-latency")]
+    pub topic: String,
+    #[arg(long, default_value_t = 0)]
+    pub partition: i32,
+    #[arg(long, default_value_t = 2000)]
+    pub messages: u64,
+    #[arg(long, default_value_t = 1024)]
+    pub size: usize,
+    /// Messages per second.
+    #[arg(long, default_value_t = 500)]
+    pub rate: u64,
+}

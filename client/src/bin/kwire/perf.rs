@@ -1,0 +1,238 @@
+//! `kwire perf`: throughput and latency against a running broker, with the physical ceilings
+//! measured in the same run so the report can give ratios.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kafka_wire_client::consumer::{SimpleConsumer, StartOffset};
+use kafka_wire_client::fetch::FetchSize;
+use kafka_wire_client::producer::{Producer, ProducerConfig, Record};
+use kafka_wire_client::{BrokerConnection, Codec};
+
+use crate::ceiling::{best_of, file_write, tcp_blast, Measured, CEILING_RUNS};
+use crate::cli::{CeilingArgs, Cluster, PerfCommand, PerfConsumeArgs, PerfLatencyArgs, PerfProduceArgs};
+use crate::commands::{discovery, single_broker, CmdResult};
+use crate::progress::Progress;
+
+pub async fn run(cluster: &Cluster, command: PerfCommand) -> CmdResult {
+    match command {
+        PerfCommand::Produce(a) => produce(cluster, a).await,
+        PerfCommand::Consume(a) => consume(cluster, a).await,
+        PerfCommand::Latency(a) => latency(cluster, a).await,
+        PerfCommand::Ceiling(a) => ceilings(a),
+    }
+}
+
+/// `count` distinct random alphanumeric payloads of `size` bytes (random so compression sees
+/// realistic text, several so batches are not one repeated message).
+fn payloads(size: usize, count: usize) -> Vec<Bytes> {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ";
+    (0..count)
+        .map(|_| (0..size).map(|_| ALPHABET[fastrand::usize(..ALPHABET.len())]).collect::<Vec<u8>>().into())
+        .collect()
+}
+
+fn default_ceiling_dir() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir())
+}
+
+fn print_ceiling(name: &str, m: &Measured, ours: f64) {
+    println!(
+        "  ceiling {name:<13} {:>9.1} MB/s   ({:.2} s, best of {CEILING_RUNS})   ratio {:.0}%",
+        m.mb_per_s(),
+        m.elapsed.as_secs_f64(),
+        100.0 * ours / m.mb_per_s()
+    );
+}
+
+async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
+    let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
+    let mut probe = BrokerConnection::connect(&addr).await?;
+    let start_offset = probe.offset_at(&a.topic, a.partition, -1).await?;
+    let mut config = ProducerConfig::new(discovery(cluster));
+    config.codec = Codec::from(a.compression);
+    config.magic = a.magic;
+    config.batch_size = a.batch_size.max(1);
+    let mut producer = Producer::new(config).await?;
+    let pool = payloads(a.size, 256);
+    let mut progress = Progress::new("perf produce");
+    let start = Instant::now();
+    for i in 0..a.messages {
+        let payload = pool[(i % pool.len() as u64) as usize].clone();
+        producer.send(Record::new(&a.topic, payload).with_partition(a.partition)).await?;
+        if i % 1000 == 0 {
+            progress.tick(i, i * a.size as u64);
+        }
+    }
+    producer.sync().await?;
+    let appended = start.elapsed();
+    let stats = producer.stats();
+    // Visible to consumers: the broker's log end covers everything sent.
+    let expected = start_offset + stats.set_bytes;
+    let visible_deadline = Instant::now() + Duration::from_secs(60);
+    let mut end = start_offset;
+    while end < expected && Instant::now() < visible_deadline {
+        end = probe.offset_at(&a.topic, a.partition, -1).await?;
+        if end < expected {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+    let visible = start.elapsed();
+    progress.finish(a.messages, a.messages * a.size as u64);
+    let payload_bytes = a.messages * a.size as u64;
+    let wire_mbs = stats.set_bytes as f64 / 1e6 / appended.as_secs_f64().max(1e-9);
+    println!(
+        "perf produce: {} messages of {} B, batch {}, {:?}, magic {:?}, {} requests",
+        a.messages, a.size, a.batch_size, a.compression, a.magic, stats.requests
+    );
+    println!(
+        "  produce         {wire_mbs:>9.1} MB/s   ({:.2} s until appended; {:.1} MB/s of payload, {:.0} msg/s)",
+        appended.as_secs_f64(),
+        payload_bytes as f64 / 1e6 / appended.as_secs_f64().max(1e-9),
+        a.messages as f64 / appended.as_secs_f64().max(1e-9)
+    );
+    if end >= expected {
+        println!(
+            "  visible         {:>9.1} MB/s   ({:.2} s until OFFSETS -1 covered all {} bytes)",
+            stats.set_bytes as f64 / 1e6 / visible.as_secs_f64().max(1e-9),
+            visible.as_secs_f64(),
+            stats.set_bytes
+        );
+    } else {
+        println!("  visible         not reached within 60 s (log end {end}, expected {expected})");
+    }
+    if !a.no_ceilings {
+        let chunk = (stats.set_bytes / stats.requests.max(1)).max(1) as usize;
+        let dir = a.ceiling_dir.unwrap_or_else(default_ceiling_dir);
+        let tcp = best_of(|| tcp_blast(stats.set_bytes, chunk))?;
+        let file = best_of(|| file_write(&dir, stats.set_bytes, chunk))?;
+        print_ceiling("tcp loopback", &tcp, wire_mbs);
+        print_ceiling("file write", &file, wire_mbs);
+        let lower = if tcp.mb_per_s() < file.mb_per_s() { tcp } else { file };
+        println!("  produce / lower ceiling = {:.0}%", 100.0 * wire_mbs / lower.mb_per_s());
+    }
+    Ok(())
+}
+
+async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
+    let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
+    let mut consumer = SimpleConsumer::connect(&addr, &a.topic, a.partition, a.offset).await?;
+    for c in consumer.cursors_mut() {
+        c.size = FetchSize::new(a.fetch_size, c.size.max().max(a.fetch_size));
+    }
+    let first = consumer.offset();
+    let max = a.messages.unwrap_or(u64::MAX);
+    let mut progress = Progress::new("perf consume");
+    let (mut count, mut payload_bytes, mut fetches) = (0u64, 0u64, 0u64);
+    let start = Instant::now();
+    while count < max {
+        let batch = consumer.fetch().await?;
+        fetches += 1;
+        if batch.is_empty() {
+            break;
+        }
+        count += batch.len() as u64;
+        payload_bytes += batch.iter().map(|m| m.payload.len() as u64).sum::<u64>();
+        progress.tick(count, payload_bytes);
+    }
+    let elapsed = start.elapsed();
+    progress.finish(count, payload_bytes);
+    let wire = consumer.offset() - first;
+    let wire_mbs = wire as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9);
+    println!("perf consume: {count} messages, {wire} log bytes from offset {first}, fetch size {}", a.fetch_size);
+    println!(
+        "  consume         {wire_mbs:>9.1} MB/s   ({:.2} s, {fetches} fetches; {:.1} MB/s of payload, {:.0} msg/s)",
+        elapsed.as_secs_f64(),
+        payload_bytes as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9),
+        count as f64 / elapsed.as_secs_f64().max(1e-9)
+    );
+    if !a.no_ceilings && wire > 0 {
+        let tcp = best_of(|| tcp_blast(wire, a.fetch_size))?;
+        print_ceiling("tcp loopback", &tcp, wire_mbs);
+    }
+    Ok(())
+}
+
+async fn latency(cluster: &Cluster, a: PerfLatencyArgs) -> CmdResult {
+    let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
+    let mut config = ProducerConfig::new(discovery(cluster));
+    config.batch_size = 1;
+    let mut producer = Producer::new(config).await?;
+    // Make sure the partition exists before the consumer asks for its end.
+    producer.send(Record::new(&a.topic, Bytes::from_static(b"warm-up")).with_partition(a.partition)).await?;
+    producer.sync().await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut consumer = SimpleConsumer::connect(&addr, &a.topic, a.partition, StartOffset::Latest).await?;
+    let base = Instant::now();
+    let size = a.size.max(8);
+    let interval = Duration::from_secs_f64(1.0 / a.rate.max(1) as f64);
+    let total = a.messages;
+    let produce_loop = async {
+        for i in 0..total {
+            let due = base + interval * i as u32;
+            tokio::time::sleep_until(due.into()).await;
+            let mut payload = vec![b'x'; size];
+            payload[..8].copy_from_slice(&(base.elapsed().as_nanos() as u64).to_be_bytes());
+            producer.send(Record::new(&a.topic, payload).with_partition(a.partition)).await?;
+        }
+        producer.sync().await?;
+        Ok::<(), kafka_wire_client::ClientError>(())
+    };
+    let consume_loop = async {
+        let mut latencies = Vec::with_capacity(total as usize);
+        let deadline = base + interval * total as u32 + Duration::from_secs(30);
+        while (latencies.len() as u64) < total && Instant::now() < deadline {
+            let batch = consumer.fetch().await?;
+            let now = base.elapsed().as_nanos() as u64;
+            for m in &batch {
+                if m.payload.len() == size {
+                    let sent = u64::from_be_bytes(m.payload[..8].try_into().unwrap_or([0; 8]));
+                    latencies.push(now.saturating_sub(sent));
+                }
+            }
+            if batch.is_empty() {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+        Ok::<Vec<u64>, kafka_wire_client::ClientError>(latencies)
+    };
+    let (p, c) = tokio::join!(produce_loop, consume_loop);
+    p?;
+    let mut lat = c?;
+    if lat.is_empty() {
+        return Err("no message came back to the consumer".into());
+    }
+    lat.sort_unstable();
+    let pct = |q: f64| lat[((lat.len() as f64 - 1.0) * q).round() as usize] as f64 / 1e6;
+    println!(
+        "perf latency: {} of {} messages of {size} B at {}/s; produce-to-consume p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        lat.len(),
+        total,
+        a.rate,
+        pct(0.50),
+        pct(0.99),
+        pct(1.0)
+    );
+    Ok(())
+}
+
+fn ceilings(a: CeilingArgs) -> CmdResult {
+    let dir = a.dir.unwrap_or_else(default_ceiling_dir);
+    let tcp = best_of(|| tcp_blast(a.bytes, a.chunk))?;
+    let file = best_of(|| file_write(&dir, a.bytes, a.chunk))?;
+    println!(
+        "ceiling tcp loopback {:>9.1} MB/s ({} bytes in {:.2} s)",
+        tcp.mb_per_s(),
+        tcp.bytes,
+        tcp.elapsed.as_secs_f64()
+    );
+    println!(
+        "ceiling file write   {:>9.1} MB/s ({} bytes in {:.2} s, {})",
+        file.mb_per_s(),
+        file.bytes,
+        file.elapsed.as_secs_f64(),
+        dir.display()
+    );
+    Ok(())
+}

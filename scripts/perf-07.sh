@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Kafka 0.7 benchmark on loopback: starts kwire-broker, runs `kwire perf produce` (1 KiB
+# messages, batches of 200), `kwire perf consume` and `kwire perf latency`, each printing its
+# ceilings (TCP loopback blast of the same bytes, sequential file write + fsync in the log's
+# filesystem) and ratios from the same run.
+#
+# The broker runs with 0.7's defaults (fsync every 500 messages) unless BROKER_ARGS says
+# otherwise, e.g. BROKER_ARGS="--set log.flush.interval=10000" (the sample server.properties).
+#
+# Usage: scripts/perf-07.sh   (env: MESSAGES=500000 PORT=19092 BROKER_ARGS="--set k=v" KEEP=1)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+target="${CARGO_TARGET_DIR:-$root/target}"
+kwire="${KWIRE:-$target/release/kwire}"
+broker="${KWIRE_BROKER:-$target/release/kwire-broker}"
+if [ ! -x "$kwire" ] || [ ! -x "$broker" ]; then
+    (cd "$root" && cargo build --release -p kafka-wire-client -p kafka-wire-broker --bins)
+fi
+messages="${MESSAGES:-500000}"
+port="${PORT:-19092}"
+work="${PERF_DIR:-$target/perf-07}"
+rm -rf "$work"
+mkdir -p "$work/logs"
+
+# shellcheck disable=SC2086
+"$broker" --log-dir "$work/logs" --port "$port" ${BROKER_ARGS:-} 2> "$work/broker.log" &
+broker_pid=$!
+cleanup() {
+    kill -TERM "$broker_pid" 2>/dev/null || true
+    wait "$broker_pid" 2>/dev/null || true
+    # The log is hundreds of MB: keep it only when asked (KEEP=1).
+    if [ "${KEEP:-0}" != 1 ]; then rm -rf "$work/logs"; fi
+}
+trap cleanup EXIT
+for _ in $(seq 1 200); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+    sleep 0.05
+done
+
+echo "== $(date -u +%FT%TZ) kwire perf on 127.0.0.1:$port, $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$kwire" --broker "127.0.0.1:$port" perf produce --topic perf --messages "$messages" --size 1024 \
+    --batch-size 200 --ceiling-dir "$work"
+"$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576
+"$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304
+"$kwire" --broker "127.0.0.1:$port" perf latency --topic perf-latency --messages 2000 --rate 500
