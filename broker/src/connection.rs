@@ -103,11 +103,17 @@ async fn with_timeout<T>(
 async fn respond(stream: &TcpStream, state: &Arc<BrokerState>, request: Request, timeout: Duration) -> io::Result<()> {
     // Appends fsync under the partition lock, and a fetch of the same partition waits for that
     // lock: keep all of it off the async workers.
+    let encode_err = |e| io::Error::new(io::ErrorKind::InvalidData, e);
+    if let Request::ModifyTopic(m) = request {
+        // Talks to ZooKeeper: handled on the async side, its file I/O on blocking threads.
+        let mut out = BytesMut::new();
+        crate::admin::handle(state, m).await.encode(&mut out).map_err(encode_err)?;
+        return write_all(stream, &out, timeout).await;
+    }
     let outcome = {
         let state = state.clone();
         tokio::task::spawn_blocking(move || handle(&state, request)).await.map_err(io::Error::other)?
     };
-    let encode_err = |e| io::Error::new(io::ErrorKind::InvalidData, e);
     match outcome {
         Outcome::NoResponse => Ok(()),
         Outcome::Close(reason) => Err(io::Error::new(io::ErrorKind::InvalidData, reason)),

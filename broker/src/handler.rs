@@ -78,6 +78,8 @@ pub fn handle(state: &Arc<BrokerState>, request: Request) -> Outcome {
             Outcome::MultiFetch(answers)
         }
         Request::Offsets(o) => Outcome::Offsets(offsets(state, &o)),
+        // The connection hands MODIFY_TOPIC to `crate::admin` before it gets here.
+        Request::ModifyTopic(_) => Outcome::Close("MODIFY_TOPIC must go through the admin handler".into()),
     }
 }
 

@@ -5,18 +5,26 @@
 //! * [`server::Broker`]: start-up, accept loop, flush and retention tasks, graceful shutdown.
 //! * [`connection`] / [`handler`]: per-connection framing and 0.7's request semantics.
 //! * [`transport`]: responses, with log bytes sent by `sendfile` on Linux.
-//! * [`zk`]: ZooKeeper registration in 0.7's layout.
+//! * [`zk`]: ZooKeeper registration in 0.7's layout, and the topic-configuration watch.
+//! * [`admin`] / [`topic_settings`] / [`config_file`]: ModifyTopic (request type 5): create,
+//!   alter, delete and describe topics; settings live in ZooKeeper or a file in the log dir.
+//! * [`admin_client`]: sending ModifyTopic to a broker.
 #![forbid(unsafe_code)]
 
+pub mod admin;
+pub mod admin_client;
 pub mod cli;
 pub mod config;
+pub mod config_file;
 pub mod connection;
 pub mod handler;
 pub mod properties;
 pub mod server;
 pub mod state;
+pub mod topic_settings;
 pub mod transport;
 pub mod zk;
+pub mod zk_config;
 
 pub use config::{BrokerConfig, ConfigError};
 pub use server::{Broker, ShutdownError, StartError};

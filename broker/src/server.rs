@@ -16,6 +16,7 @@ use tracing::{debug, error, info, warn};
 use crate::config::BrokerConfig;
 use crate::connection::{serve, ConnectionLimits};
 use crate::state::BrokerState;
+use crate::topic_settings::BrokerDefaults;
 use crate::zk::{self, Registration, RegistrationError};
 
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +29,8 @@ pub enum StartError {
     Listen { addr: SocketAddr, source: std::io::Error },
     #[error(transparent)]
     ZooKeeper(#[from] RegistrationError),
+    #[error("loading the topic configuration in {dir}: {detail}")]
+    TopicConfig { dir: String, detail: String },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -113,12 +116,23 @@ impl Broker {
             warn!("{w}");
         }
         let recovered = logs.recovered();
-        let state = Arc::new(BrokerState::new(
-            Arc::new(logs),
-            config.num_partitions,
-            config.partition_counts.clone(),
-            config.max_topic_name_length,
-        ));
+        let defaults = BrokerDefaults {
+            log: config.log.clone(),
+            topic_overrides: config.topic_overrides.clone(),
+            num_partitions: config.num_partitions,
+            partition_counts: config.partition_counts.clone(),
+        };
+        let state = Arc::new(BrokerState::new(Arc::new(logs), defaults, config.max_topic_name_length));
+        if config.zookeeper.is_none() {
+            // Standalone: the topic configuration lives in a file in the log dir.
+            let loaded = {
+                let state = state.clone();
+                tokio::task::spawn_blocking(move || crate::admin::load_standalone(&state))
+                    .await
+                    .map_err(|e| StartError::LogTask { dir: dir.clone(), detail: e.to_string() })?
+            };
+            loaded.map_err(|detail| StartError::TopicConfig { dir: dir.clone(), detail })?;
+        }
 
         let listener = bind(&config)?;
         let local_addr =

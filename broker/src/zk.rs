@@ -7,7 +7,14 @@
 //! A node left by an earlier session of this broker (a restart after `kill -9` within the
 //! session timeout) is waited out; a node that outlives that wait belongs to a live broker and
 //! start-up is refused. After a session expiry everything is registered again.
+//!
+//! The same session watches the topic configuration ([`crate::zk_config`]): every topic's
+//! `/config/topics/<topic>` is applied at start-up and after an expiry, and each new
+//! `/config/changes/config_change_<n>` as it appears. A deleted topic's
+//! `/brokers/topics/<topic>/<id>` goes, and `/brokers/topics/<topic>` with the last of them.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -17,7 +24,8 @@ use tracing::{debug, info, warn};
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError, SessionState};
 
 use crate::config::ZkConfig;
-use crate::state::BrokerState;
+use crate::state::{BrokerState, TopicEvent};
+use crate::zk_config;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RegistrationError {
@@ -30,6 +38,8 @@ pub enum RegistrationError {
          use another brokerid or stop that broker"
     )]
     AlreadyRegistered { id: i32, path: String, data: String },
+    #[error("topic configuration in ZooKeeper: {0}")]
+    Config(String),
 }
 
 /// What to publish.
@@ -171,6 +181,46 @@ async fn register_all(
     Ok(())
 }
 
+async fn unregister_topic(client: &Client, reg: &Registration, topic: &str) {
+    let path = reg.topic_path(topic);
+    match client.delete(&path, None).await {
+        Ok(()) | Err(ZkError::NoNode) => {}
+        Err(e) => warn!(path, "cannot remove the topic registration: {e}"),
+    }
+    // The last broker to leave removes the topic's node.
+    let parent = format!("/brokers/topics/{topic}");
+    match client.delete(&parent, None).await {
+        Ok(()) => info!(topic, "removed {parent}"),
+        Err(ZkError::NoNode | ZkError::NotEmpty) => {}
+        Err(e) => warn!(parent, "cannot remove the topic node: {e}"),
+    }
+}
+
+/// Resolves when the configuration watch fires (or a retry is due).
+type Wake = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+fn wake_on(watcher: zookeeper_client::OneshotWatcher) -> Wake {
+    Box::pin(async move {
+        let _ = watcher.changed().await;
+    })
+}
+
+fn retry_soon(e: &str) -> Wake {
+    warn!("topic configuration watch: {e}; retrying");
+    Box::pin(tokio::time::sleep(Duration::from_secs(1)))
+}
+
+/// Applies every topic configuration and the notifications after `last`, and watches for more.
+async fn follow_config(client: &Client, state: &Arc<BrokerState>, last: &mut i64) -> Wake {
+    if let Err(e) = zk_config::sync_all(client, state).await {
+        return retry_soon(&e);
+    }
+    match zk_config::process_changes(client, state, last).await {
+        Ok(w) => wake_on(w),
+        Err(e) => retry_soon(&e),
+    }
+}
+
 /// A running registrar; stop it with the broker's shutdown signal, then await `task` (the
 /// session is closed, so the ephemeral nodes go at once).
 pub struct Registrar {
@@ -190,12 +240,19 @@ pub async fn start(
     let creator = format!("{}-{millis}", reg.host);
     let (tx, mut new_topics) = mpsc::unbounded_channel();
     state.set_topic_listener(tx);
+    state.set_uses_zookeeper();
     let client = connect(&cfg).await?;
     // An earlier session of ours (same configuration, so the same negotiated timeout) lives at
     // most one session timeout after its last ping, rounded up to the server's tick (2 s by
     // default); allow a little more on a loaded machine.
     let stale_wait = client.session_timeout().max(cfg.session_timeout) + Duration::from_secs(3);
     register_all(&client, &reg, &creator, &state, stale_wait).await?;
+    state.set_zk_client(Some(client.clone()));
+    // Notifications from before this start are history: the configuration nodes say where
+    // they led.
+    zk_config::ensure_paths(&client).await.map_err(RegistrationError::Config)?;
+    let (mut last_change, _) = zk_config::watch_changes(&client).await.map_err(RegistrationError::Config)?;
+    let mut config_wake = follow_config(&client, &state, &mut last_change).await;
 
     let task = tokio::spawn(async move {
         let mut client = Some(client);
@@ -210,7 +267,12 @@ pub async fn start(
                 tokio::select! {
                     _ = stopped(&mut shutdown) => return,
                     r = attempt => match r {
-                        Ok(c) => { info!("re-registered after session expiry"); client = Some(c); }
+                        Ok(c) => {
+                            info!("re-registered after session expiry");
+                            state.set_zk_client(Some(c.clone()));
+                            config_wake = follow_config(&c, &state, &mut last_change).await;
+                            client = Some(c);
+                        }
                         Err(e) => {
                             warn!("ZooKeeper re-registration failed, retrying: {e}");
                             tokio::time::sleep(Duration::from_secs(1)).await;
@@ -225,6 +287,8 @@ pub async fn start(
                     _ = stopped(&mut shutdown) => {
                         // Remove the broker node at once; closing the session removes the rest.
                         let _ = tokio::time::timeout(Duration::from_secs(2), c.delete(&reg.broker_path(), None)).await;
+                        // The state's clone would keep the session open.
+                        state.set_zk_client(None);
                         drop(c);
                         tokio::time::sleep(Duration::from_millis(200)).await;
                         return;
@@ -233,16 +297,26 @@ pub async fn start(
                         SessionState::Expired | SessionState::Closed | SessionState::AuthFailed => break s,
                         other => debug!(state = ?other, "ZooKeeper session state"),
                     },
-                    Some(topic) = new_topics.recv() => {
-                        let count = state.partition_count(&topic);
-                        if let Err(e) = register_topic(&c, &reg, &topic, count).await {
-                            warn!(topic, "topic registration failed: {e}");
-                        } else {
-                            info!(topic, count, "registered topic in ZooKeeper");
+                    Some(event) = new_topics.recv() => match event {
+                        TopicEvent::Added(topic) => {
+                            let count = state.partition_count(&topic);
+                            if let Err(e) = register_topic(&c, &reg, &topic, count).await {
+                                warn!(topic, "topic registration failed: {e}");
+                            } else {
+                                info!(topic, count, "registered topic in ZooKeeper");
+                            }
                         }
+                        TopicEvent::Removed(topic) => unregister_topic(&c, &reg, &topic).await,
+                    },
+                    _ = &mut config_wake => {
+                        config_wake = match zk_config::process_changes(&c, &state, &mut last_change).await {
+                            Ok(w) => wake_on(w),
+                            Err(e) => retry_soon(&e),
+                        };
                     }
                 }
             };
+            state.set_zk_client(None);
             warn!(state = ?expired, "ZooKeeper session ended; registering again");
         }
     });

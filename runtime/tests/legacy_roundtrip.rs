@@ -3,7 +3,7 @@
 use bytes::{Bytes, BytesMut};
 use kafka_wire_runtime::legacy::{
     ErrorCode, FetchRequest, FetchResponse, FrameDecoder, LegacyError, MultiFetchResponse, OffsetsRequest,
-    OffsetsResponse, ProduceRequest, Request,
+    OffsetsResponse, ProduceRequest, Request, VersionedRequest,
 };
 use proptest::prelude::*;
 
@@ -38,6 +38,8 @@ fn request() -> impl Strategy<Value = Request> {
         proptest::collection::vec(fetch(), 0..8).prop_map(Request::MultiFetch),
         proptest::collection::vec(produce(), 0..8).prop_map(Request::MultiProduce),
         offsets().prop_map(Request::Offsets),
+        (any::<i16>(), proptest::collection::vec(any::<u8>(), 0..300))
+            .prop_map(|(version, b)| Request::ModifyTopic(VersionedRequest { version, body: Bytes::from(b) })),
     ]
 }
 
@@ -68,8 +70,10 @@ proptest! {
         prop_assert_eq!(Request::decode(body(&frame)).unwrap(), req);
     }
 
+    /// Not for MODIFY_TOPIC, whose body is the rest of the frame (its own decoder decides).
     #[test]
     fn trailing_bytes_are_ignored(req in request(), extra in proptest::collection::vec(any::<u8>(), 1..20)) {
+        prop_assume!(!matches!(req, Request::ModifyTopic(_)));
         let frame = req.to_bytes().unwrap();
         let mut b = frame[4..].to_vec();
         b.extend(extra);

@@ -598,3 +598,19 @@ fn log_manager_is_shareable_between_threads() {
     assert_send_sync::<LogManager>();
     assert_send_sync::<kafka_wire_runtime::log::FileSlice>();
 }
+
+#[test]
+fn per_topic_max_message_size_and_hidden_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A broker's hidden files (its topic configuration) are neither logs nor worth a warning.
+    fs::write(tmp.path().join(".kwire-topic-config.json"), b"{}").unwrap();
+    let logs = LogManager::open(tmp.path(), config(), HashMap::new()).unwrap();
+    assert!(logs.load_warnings().is_empty(), "{:?}", logs.load_warnings());
+    logs.append("t", 0, &msg12(1)).unwrap();
+    // msg12 carries a 3-byte payload.
+    logs.set_topic_overrides("t", TopicOverrides { max_message_size: Some(2), ..Default::default() }).unwrap();
+    assert!(matches!(logs.append("t", 0, &msg12(2)), Err(LogError::MessageTooLarge { size: 3, max: 2, .. })));
+    logs.append("other", 0, &msg12(3)).unwrap();
+    logs.set_topic_overrides("t", TopicOverrides::default()).unwrap();
+    logs.append("t", 0, &msg12(4)).unwrap();
+}

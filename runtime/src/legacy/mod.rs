@@ -2,6 +2,7 @@
 //!
 //! * [`frame`]: the `i32 size` framing of requests and responses, with an incremental decoder.
 //! * [`request`] / [`response`]: the five request types and the three responses, both directions.
+//! * [`versioned`]: kafka-wire's MODIFY_TOPIC (type 5), versioned requests with generated bodies.
 //! * [`message`], [`compression`], [`message_set`]: messages (magic 0 and 1), gzip and xerial
 //!   snappy, and shallow/deep iteration with 0.7's next-offset rules.
 //! * [`topic`]: 0.7.2's topic-name validation (a topic name becomes a directory name).
@@ -20,6 +21,7 @@ mod reader;
 pub mod request;
 pub mod response;
 pub mod topic;
+pub mod versioned;
 
 pub use compression::{Codec, DecodeLimits};
 pub use error::LegacyError;
@@ -34,3 +36,4 @@ pub use request::{
 };
 pub use response::{FetchResponse, MultiFetchResponse, OffsetsResponse};
 pub use topic::{validate_topic, TopicError, DEFAULT_MAX_TOPIC_NAME_LENGTH};
+pub use versioned::{VersionedRequest, VersionedResponse};

@@ -6,6 +6,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::legacy::error::LegacyError;
 use crate::legacy::reader::Reader;
+use crate::legacy::versioned::VersionedRequest;
 
 /// OFFSETS `time` meaning "the end of the log".
 pub const OFFSETS_LATEST: i64 = -1;
@@ -19,6 +20,9 @@ pub enum RequestType {
     MultiFetch,
     MultiProduce,
     Offsets,
+    /// Type 5, added by kafka-wire (not in 0.7): create, alter, delete or describe a topic
+    /// (see [`crate::legacy::versioned`]).
+    ModifyTopic,
 }
 
 impl RequestType {
@@ -29,6 +33,7 @@ impl RequestType {
             RequestType::MultiFetch => 2,
             RequestType::MultiProduce => 3,
             RequestType::Offsets => 4,
+            RequestType::ModifyTopic => 5,
         }
     }
 
@@ -39,6 +44,7 @@ impl RequestType {
             2 => RequestType::MultiFetch,
             3 => RequestType::MultiProduce,
             4 => RequestType::Offsets,
+            5 => RequestType::ModifyTopic,
             other => return Err(LegacyError::UnknownRequestType(other)),
         })
     }
@@ -87,6 +93,8 @@ pub enum Request {
     MultiFetch(Vec<FetchRequest>),
     MultiProduce(Vec<ProduceRequest>),
     Offsets(OffsetsRequest),
+    /// MODIFY_TOPIC: a version and a body for the generated `ModifyTopicRequest`.
+    ModifyTopic(VersionedRequest),
 }
 
 fn topic_len(topic: &str) -> Result<usize, LegacyError> {
@@ -190,6 +198,7 @@ impl Request {
             Request::MultiFetch(_) => RequestType::MultiFetch,
             Request::MultiProduce(_) => RequestType::MultiProduce,
             Request::Offsets(_) => RequestType::Offsets,
+            Request::ModifyTopic(_) => RequestType::ModifyTopic,
         }
     }
 
@@ -199,6 +208,7 @@ impl Request {
             Request::Produce(p) => p.body_len()?,
             Request::Fetch(f) => f.body_len()?,
             Request::Offsets(o) => o.body_len()?,
+            Request::ModifyTopic(m) => m.body_len(),
             Request::MultiFetch(entries) => {
                 count_of(entries.len(), "multifetch count")?;
                 entries.iter().try_fold(2usize, |acc, e| Ok::<_, LegacyError>(acc.saturating_add(e.body_len()?)))?
@@ -225,6 +235,7 @@ impl Request {
             Request::Produce(p) => p.put(out),
             Request::Fetch(f) => f.put(out),
             Request::Offsets(o) => o.put(out),
+            Request::ModifyTopic(m) => m.put(out),
             Request::MultiFetch(entries) => {
                 out.put_i16(entries.len() as i16);
                 entries.iter().for_each(|e| e.put(out));
@@ -253,6 +264,7 @@ impl Request {
             RequestType::Produce => Request::Produce(ProduceRequest::get(&mut r, &frame)?),
             RequestType::Fetch => Request::Fetch(FetchRequest::get(&mut r)?),
             RequestType::Offsets => Request::Offsets(OffsetsRequest::get(&mut r)?),
+            RequestType::ModifyTopic => Request::ModifyTopic(VersionedRequest::get(&mut r, &frame)?),
             RequestType::MultiFetch => {
                 let n = Self::get_count(&mut r, "multifetch count")?;
                 let mut entries = Vec::with_capacity(n);

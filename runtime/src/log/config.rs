@@ -75,6 +75,8 @@ pub struct TopicOverrides {
     pub retention_age: Option<Duration>,
     /// `topic.log.retention.size`.
     pub retention_bytes: Option<u64>,
+    /// A per-topic `max.message.size` (0.7 has only the global one).
+    pub max_message_size: Option<usize>,
 }
 
 impl LogConfig {
@@ -87,6 +89,7 @@ impl LogConfig {
             flush_interval: overrides.flush_interval.unwrap_or(self.flush_interval),
             retention_age: overrides.retention_age.or(self.retention_age),
             retention_bytes: overrides.retention_bytes.or(self.retention_bytes),
+            max_message_size: overrides.max_message_size.or(self.max_message_size),
             ..self.clone()
         }
     }

@@ -102,6 +102,10 @@ impl LogManager {
             }
             let is_dir = entry.file_type().map_err(LogError::io("stat", &path))?.is_dir();
             if !is_dir {
+                // Hidden files (such as a broker's topic configuration) belong to others.
+                if name.to_str().is_some_and(|n| n.starts_with('.')) {
+                    continue;
+                }
                 warnings.push(format!("skipping file {} in the log directory", path.display()));
                 continue;
             }

@@ -1,0 +1,446 @@
+//! ModifyTopic (request type 5, seed 004): CREATE, ALTER, DELETE and DESCRIBE a topic and its
+//! topic-level settings ([`crate::topic_settings`]). Bodies are the generated
+//! `ModifyTopicRequest` / `ModifyTopicResponse` (schemas/ModifyTopic*.json), version 0.
+//!
+//! Where the configuration lives:
+//! * with ZooKeeper, `/config/topics/<topic>` holds the overrides and every change also creates
+//!   a sequential `/config/changes/config_change_<n>` naming the topic, in one ZooKeeper
+//!   transaction; every broker watches `/config/changes` ([`crate::zk_config`]) and applies it.
+//! * standalone, [`crate::config_file`] in the log dir, written atomically.
+//!
+//! Every broker hosts every partition of every topic that has a configuration, so CREATE makes
+//! the partitions on all brokers and DELETE removes them from all live brokers.
+//!
+//! A refused request changes nothing. The body's `ErrorCode` uses Kafka's modern codes
+//! ([`codes`]); the 0.7 envelope's error is 0 on success and −1 otherwise.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use kafka_wire_generated::modify_topic_response::TopicConfig as ConfigEntry;
+use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
+use kafka_wire_runtime::legacy::{validate_topic, ErrorCode, VersionedRequest, VersionedResponse};
+use kafka_wire_runtime::{Decode, Encode, StrBytes};
+use tracing::{info, warn};
+
+use crate::config_file;
+use crate::state::BrokerState;
+use crate::topic_settings::{Overrides, SettingError};
+use crate::zk_config;
+
+/// The ModifyTopic versions this broker speaks.
+pub const VERSION: i16 = 0;
+
+/// Kafka's error codes, as used in the ModifyTopicResponse body.
+pub mod codes {
+    pub const NONE: i16 = 0;
+    pub const UNKNOWN_SERVER_ERROR: i16 = -1;
+    pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+    pub const INVALID_TOPIC_EXCEPTION: i16 = 17;
+    pub const UNSUPPORTED_VERSION: i16 = 35;
+    pub const TOPIC_ALREADY_EXISTS: i16 = 36;
+    pub const INVALID_PARTITIONS: i16 = 37;
+    pub const INVALID_CONFIG: i16 = 40;
+    pub const INVALID_REQUEST: i16 = 42;
+}
+
+/// Why an operation was refused (or failed): a Kafka error code and a message for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdminError {
+    pub code: i16,
+    pub message: String,
+}
+
+impl AdminError {
+    pub fn new(code: i16, message: impl Into<String>) -> AdminError {
+        AdminError { code, message: message.into() }
+    }
+
+    pub(crate) fn server(message: impl Into<String>) -> AdminError {
+        AdminError::new(codes::UNKNOWN_SERVER_ERROR, message)
+    }
+
+    pub(crate) fn unknown_topic(topic: &str) -> AdminError {
+        AdminError::new(codes::UNKNOWN_TOPIC_OR_PARTITION, format!("topic {topic:?} does not exist"))
+    }
+
+    pub(crate) fn exists(topic: &str) -> AdminError {
+        AdminError::new(codes::TOPIC_ALREADY_EXISTS, format!("topic {topic:?} already exists"))
+    }
+}
+
+impl From<SettingError> for AdminError {
+    fn from(e: SettingError) -> Self {
+        AdminError::new(codes::INVALID_CONFIG, e.to_string())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Create,
+    Alter,
+    Delete,
+    Describe,
+}
+
+impl Operation {
+    pub fn parse(s: &str) -> Result<Operation, AdminError> {
+        Ok(match s {
+            "CREATE" => Operation::Create,
+            "ALTER" => Operation::Alter,
+            "DELETE" => Operation::Delete,
+            "DESCRIBE" => Operation::Describe,
+            other => {
+                return Err(AdminError::new(
+                    codes::INVALID_REQUEST,
+                    format!("unknown operation {other:?}: expected CREATE, ALTER, DELETE or DESCRIBE"),
+                ))
+            }
+        })
+    }
+}
+
+/// A checked request: the topic name is valid, property names are unique.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub op: Operation,
+    pub topic: String,
+    pub changes: Vec<(String, Option<String>)>,
+}
+
+/// Checks everything that does not depend on the topic's current state.
+pub fn check_request(req: &ModifyTopicRequest, max_topic_len: usize) -> Result<Checked, AdminError> {
+    let op = Operation::parse(req.operation.as_str())?;
+    let topic = req.topic_name.as_str().to_owned();
+    validate_topic(&topic, max_topic_len)
+        .map_err(|e| AdminError::new(codes::INVALID_TOPIC_EXCEPTION, format!("invalid topic name {topic:?}: {e}")))?;
+    let mut seen = BTreeSet::new();
+    let mut changes = Vec::with_capacity(req.properties.len());
+    for p in &req.properties {
+        let name = p.prop_name.as_str().to_owned();
+        if !seen.insert(name.clone()) {
+            return Err(AdminError::new(codes::INVALID_REQUEST, format!("property {name:?} is given twice")));
+        }
+        changes.push((name, p.prop_value.as_ref().map(|v| v.as_str().to_owned())));
+    }
+    match op {
+        Operation::Delete | Operation::Describe if !changes.is_empty() => {
+            return Err(AdminError::new(codes::INVALID_REQUEST, format!("{op:?} takes no properties")));
+        }
+        Operation::Create => {
+            if let Some((name, _)) = changes.iter().find(|(_, v)| v.is_none()) {
+                return Err(AdminError::new(codes::INVALID_CONFIG, format!("CREATE: property {name:?} has no value")));
+            }
+        }
+        _ => {}
+    }
+    // Names and values are checked before anything is looked up or changed.
+    let mut scratch = Overrides::default();
+    for (name, value) in &changes {
+        scratch.set(name, value.as_deref())?;
+    }
+    Ok(Checked { op, topic, changes })
+}
+
+/// `current` with `changes` applied; the partition count may only grow.
+pub fn altered(
+    state: &BrokerState,
+    topic: &str,
+    current: &Overrides,
+    changes: &[(String, Option<String>)],
+    existing_partitions: i32,
+) -> Result<Overrides, AdminError> {
+    let mut o = current.clone();
+    for (name, value) in changes {
+        o.set(name, value.as_deref())?;
+    }
+    let count = o.partitions().unwrap_or_else(|| state.defaults().partitions(topic));
+    if count < existing_partitions {
+        return Err(AdminError::new(
+            codes::INVALID_PARTITIONS,
+            format!(
+                "topic {topic:?} has {existing_partitions} partitions; the count can only grow, not become {count}"
+            ),
+        ));
+    }
+    Ok(o)
+}
+
+/// The response's configuration list.
+pub fn describe(state: &BrokerState, topic: &str, overrides: &Overrides) -> Vec<ConfigEntry> {
+    state
+        .defaults()
+        .describe(topic, overrides)
+        .into_iter()
+        .map(|s| ConfigEntry {
+            name: StrBytes::from(s.name),
+            value: StrBytes::from(s.value),
+            is_override: s.is_override,
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Applies a topic's configuration on this broker (`None`: the topic was deleted): overrides
+/// on the live logs, partitions created. Blocking (file I/O).
+pub fn apply_local(state: &BrokerState, topic: &str, config: Option<Overrides>) -> Result<(), String> {
+    match config {
+        Some(o) => {
+            state.apply_topic_config(topic, Some(o)).map_err(|e| format!("applying settings of {topic}: {e}"))?;
+            state.create_partitions(topic).map_err(|e| format!("creating partitions of {topic}: {e}"))
+        }
+        None if state.has_topic(topic) => {
+            let n = state.delete_topic(topic).map_err(|e| format!("deleting {topic}: {e}"))?;
+            info!(topic, partitions = n, "topic deleted");
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// [`apply_local`] off the async workers.
+pub async fn apply_local_async(state: &Arc<BrokerState>, topic: &str, config: Option<Overrides>) -> Result<(), String> {
+    let (state, topic_owned) = (state.clone(), topic.to_owned());
+    tokio::task::spawn_blocking(move || apply_local(&state, &topic_owned, config))
+        .await
+        .map_err(|e| format!("applying the configuration of {topic}: {e}"))?
+}
+
+/// Start-up in standalone mode: loads the configuration file and applies every topic's.
+pub fn load_standalone(state: &BrokerState) -> Result<(), String> {
+    let topics = config_file::load(state.logs().dir()).map_err(|e| e.to_string())?;
+    for (topic, o) in topics {
+        if validate_topic(&topic, state.max_topic_name_length()).is_err() {
+            warn!(topic, "ignoring the configuration of an invalid topic name");
+            continue;
+        }
+        apply_local(state, &topic, Some(o))?;
+    }
+    Ok(())
+}
+
+/// Standalone: the configuration file is the store. Blocking.
+fn standalone(state: &BrokerState, c: &Checked) -> Result<Vec<ConfigEntry>, AdminError> {
+    let topic = c.topic.as_str();
+    let exists = state.has_topic(topic);
+    let mut all = state.topic_configs();
+    let save = |all: &std::collections::BTreeMap<String, Overrides>| {
+        config_file::save(state.logs().dir(), all).map_err(|e| AdminError::server(e.to_string()))
+    };
+    let local = |config: Option<Overrides>| apply_local(state, topic, config).map_err(AdminError::server);
+    match c.op {
+        Operation::Create => {
+            if exists {
+                return Err(AdminError::exists(topic));
+            }
+            let o = altered(state, topic, &Overrides::default(), &c.changes, 0)?;
+            all.insert(topic.to_owned(), o.clone());
+            save(&all)?;
+            local(Some(o.clone()))?;
+            Ok(describe(state, topic, &o))
+        }
+        Operation::Alter => {
+            if !exists {
+                return Err(AdminError::unknown_topic(topic));
+            }
+            let current = state.topic_config(topic).unwrap_or_default();
+            let o = altered(state, topic, &current, &c.changes, state.partition_count(topic))?;
+            all.insert(topic.to_owned(), o.clone());
+            save(&all)?;
+            local(Some(o.clone()))?;
+            Ok(describe(state, topic, &o))
+        }
+        Operation::Delete => {
+            if !exists {
+                return Err(AdminError::unknown_topic(topic));
+            }
+            if all.remove(topic).is_some() {
+                save(&all)?;
+            }
+            local(None)?;
+            Ok(Vec::new())
+        }
+        Operation::Describe => {
+            if !exists {
+                return Err(AdminError::unknown_topic(topic));
+            }
+            Ok(describe(state, topic, &state.topic_config(topic).unwrap_or_default()))
+        }
+    }
+}
+
+/// Runs one checked operation against the configured store.
+pub async fn execute(state: &Arc<BrokerState>, c: Checked) -> Result<Vec<ConfigEntry>, AdminError> {
+    let _guard = state.admin_lock().await;
+    if state.uses_zookeeper() {
+        let client =
+            state.zk_client().ok_or_else(|| AdminError::server("not connected to ZooKeeper; try again shortly"))?;
+        return zk_config::execute(state, &client, &c).await;
+    }
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || standalone(&state, &c))
+        .await
+        .map_err(|e| AdminError::server(format!("the ModifyTopic task failed: {e}")))?
+}
+
+/// Decodes, executes and answers one MODIFY_TOPIC request.
+pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> VersionedResponse {
+    let result = if request.version != VERSION {
+        Err(AdminError::new(
+            codes::UNSUPPORTED_VERSION,
+            format!("ModifyTopic version {} is not supported; this broker speaks version {VERSION}", request.version),
+        ))
+    } else {
+        match ModifyTopicRequest::decode(&mut request.body.clone(), VERSION) {
+            Err(e) => Err(AdminError::new(codes::INVALID_REQUEST, format!("malformed ModifyTopicRequest: {e}"))),
+            Ok(req) => match check_request(&req, state.max_topic_name_length()) {
+                Err(e) => Err(e),
+                Ok(c) => {
+                    let (op, topic) = (c.op, c.topic.clone());
+                    let r = execute(state, c).await;
+                    match &r {
+                        Ok(_) => info!(?op, topic, "ModifyTopic done"),
+                        Err(e) => info!(?op, topic, code = e.code, "ModifyTopic refused: {}", e.message),
+                    }
+                    r
+                }
+            },
+        }
+    };
+    let body = match result {
+        Ok(configs) => {
+            ModifyTopicResponse { error_code: codes::NONE, error_message: None, configs, ..Default::default() }
+        }
+        Err(e) => ModifyTopicResponse {
+            error_code: e.code,
+            error_message: Some(StrBytes::from(e.message)),
+            configs: Vec::new(),
+            ..Default::default()
+        },
+    };
+    let envelope = if body.error_code == codes::NONE { ErrorCode::NoError } else { ErrorCode::Unknown };
+    let mut out = BytesMut::new();
+    if let Err(e) = body.encode(&mut out, VERSION) {
+        // Only a string over 32 KiB could fail; answer with the reason instead.
+        let fallback = ModifyTopicResponse {
+            error_code: codes::UNKNOWN_SERVER_ERROR,
+            error_message: Some(StrBytes::from(format!("cannot encode the response: {e}"))),
+            ..Default::default()
+        };
+        out.clear();
+        let _ = fallback.encode(&mut out, VERSION);
+        return VersionedResponse { error: ErrorCode::Unknown, version: VERSION, body: out.freeze() };
+    }
+    VersionedResponse { error: envelope, version: VERSION, body: out.freeze() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kafka_wire_runtime::log::LogManager;
+    use proptest::prelude::*;
+
+    use crate::topic_settings::BrokerDefaults;
+
+    fn standalone_state(dir: &std::path::Path) -> Arc<BrokerState> {
+        let defaults = BrokerDefaults { num_partitions: 1, ..Default::default() };
+        let logs = LogManager::open(dir, defaults.log.clone(), Default::default()).unwrap();
+        Arc::new(BrokerState::new(Arc::new(logs), defaults, 255))
+    }
+
+    fn answer(state: &Arc<BrokerState>, version: i16, body: Vec<u8>) -> (VersionedResponse, ModifyTopicResponse) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let r = rt.block_on(handle(state, VersionedRequest { version, body: body.into() }));
+        let decoded = ModifyTopicResponse::decode(&mut r.body.clone(), VERSION).expect("a well-formed response");
+        (r, decoded)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any bytes, any version: a well-formed answer, and a refusal changes nothing.
+        #[test]
+        fn arbitrary_requests_get_well_formed_answers(version in any::<i16>(), body in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let dir = tempfile::tempdir().unwrap();
+            let state = standalone_state(dir.path());
+            let (envelope, resp) = answer(&state, version, body);
+            prop_assert_eq!(envelope.error == ErrorCode::NoError, resp.error_code == codes::NONE);
+            if resp.error_code != codes::NONE {
+                prop_assert!(resp.error_message.is_some());
+                prop_assert!(state.topics().is_empty());
+                prop_assert!(state.topic_configs().is_empty());
+            }
+        }
+    }
+
+    fn op() -> impl Strategy<Value = &'static str> {
+        proptest::sample::select(vec!["CREATE", "ALTER", "DELETE", "DESCRIBE", "create", "MOVE"])
+    }
+
+    fn property() -> impl Strategy<Value = (&'static str, Option<&'static str>)> {
+        let names = vec!["partitions", "segment.bytes", "retention.ms", "flush.messages", "bogus", "segment.ms"];
+        let values = vec![Some("1"), Some("3"), Some("-1"), Some("50"), Some("x"), Some("0"), None];
+        (proptest::sample::select(names), proptest::sample::select(values))
+    }
+
+    /// The state a request may change: topics, their configurations, the stored file.
+    fn snapshot(state: &BrokerState, dir: &std::path::Path) -> impl PartialEq + std::fmt::Debug {
+        let file = std::fs::read(crate::config_file::path_in(dir)).ok();
+        let counts: Vec<i32> = state.topics().iter().map(|t| state.partition_count(t)).collect();
+        (state.topics(), counts, state.topic_configs(), file)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Sequences of plausible and implausible operations: every refusal leaves the topics,
+        /// their settings and the stored file exactly as they were; every success is stored.
+        #[test]
+        fn refusals_change_nothing(
+            requests in proptest::collection::vec(
+                (op(), proptest::sample::select(vec!["a", "b", "", "..", "a/b"]), proptest::collection::vec(property(), 0..3)),
+                1..8,
+            )
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let state = standalone_state(dir.path());
+            for (op, topic, props) in requests {
+                let req = crate::admin_client::request(op, topic, &props);
+                let mut body = BytesMut::new();
+                req.encode(&mut body, VERSION).unwrap();
+                let before = snapshot(&state, dir.path());
+                let (_, resp) = answer(&state, VERSION, body.to_vec());
+                if resp.error_code != codes::NONE {
+                    prop_assert_eq!(snapshot(&state, dir.path()), before, "{} {:?} {:?}: {:?}", op, topic, props, resp);
+                } else {
+                    let stored = crate::config_file::load(dir.path()).unwrap();
+                    prop_assert_eq!(stored, state.topic_configs());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn create_then_describe_in_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = standalone_state(dir.path());
+        let encode = |r: &ModifyTopicRequest| {
+            let mut b = BytesMut::new();
+            r.encode(&mut b, VERSION).unwrap();
+            b.to_vec()
+        };
+        let create = crate::admin_client::request("CREATE", "t", &[("partitions", Some("2")), ("flush.ms", Some("7"))]);
+        let (envelope, resp) = answer(&state, VERSION, encode(&create));
+        assert_eq!((envelope.error, resp.error_code), (ErrorCode::NoError, codes::NONE), "{resp:?}");
+        assert_eq!(state.topics(), ["t"]);
+        assert_eq!(state.partition_count("t"), 2);
+        let (_, resp) = answer(&state, VERSION, encode(&crate::admin_client::request("DESCRIBE", "t", &[])));
+        let names: Vec<&str> = resp.configs.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, crate::topic_settings::PROPERTIES);
+        let overridden: Vec<&str> = resp.configs.iter().filter(|c| c.is_override).map(|c| c.name.as_str()).collect();
+        assert_eq!(overridden, ["partitions", "flush.ms"]);
+        let stored = crate::config_file::load(dir.path()).unwrap();
+        assert_eq!(stored["t"].as_map().get("flush.ms").map(String::as_str), Some("7"));
+    }
+}
