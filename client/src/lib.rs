@@ -29,6 +29,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod admin;
 pub mod assignment;
 pub mod connection;
 pub mod consumer;

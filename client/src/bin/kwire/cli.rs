@@ -37,11 +37,78 @@ pub enum Command {
     Consume(ConsumeArgs),
     /// Ask a broker for a partition's offsets (OFFSETS request).
     Offsets(OffsetsArgs),
-    /// Show what ZooKeeper knows: brokers, topics, partitions, consumer groups and their lag.
-    Topics,
+    /// Manage topics (ModifyTopic); without a subcommand, `list`.
+    Topics(TopicsArgs),
+    /// Inspect Kafka's nodes in ZooKeeper (needs --zookeeper).
+    #[command(subcommand)]
+    Zk(ZkCommand),
     /// Throughput and latency tests.
     #[command(subcommand)]
     Perf(PerfCommand),
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct TopicsArgs {
+    #[command(subcommand)]
+    pub command: Option<TopicsCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TopicsCommand {
+    /// Show what ZooKeeper knows: brokers, topics, partitions, consumer groups and their lag.
+    List,
+    /// Create a topic with its partitions and setting overrides.
+    Create(TopicCreateArgs),
+    /// Change a topic's setting overrides.
+    Alter(TopicAlterArgs),
+    /// Delete a topic, its logs and its settings.
+    Delete(TopicNameArg),
+    /// Show each setting of a topic and whether it is overridden or inherited.
+    Describe(TopicNameArg),
+}
+
+#[derive(Debug, Args)]
+pub struct TopicNameArg {
+    pub topic: String,
+}
+
+#[derive(Debug, Args)]
+pub struct TopicCreateArgs {
+    pub topic: String,
+    /// Number of partitions (default: the broker's num.partitions).
+    #[arg(long)]
+    pub partitions: Option<u32>,
+    /// A setting override NAME=VALUE (repeatable).
+    #[arg(long = "config", value_name = "NAME=VALUE", value_parser = parse_setting)]
+    pub configs: Vec<(String, String)>,
+}
+
+#[derive(Debug, Args)]
+pub struct TopicAlterArgs {
+    pub topic: String,
+    /// Set an override NAME=VALUE (repeatable).
+    #[arg(long = "config", value_name = "NAME=VALUE", value_parser = parse_setting)]
+    pub configs: Vec<(String, String)>,
+    /// Remove an override, so the broker default applies again (repeatable).
+    #[arg(long = "delete-config", value_name = "NAME")]
+    pub delete_configs: Vec<String>,
+}
+
+/// `NAME=VALUE`; the broker judges the name and the value.
+pub fn parse_setting(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+        _ => Err(format!("expected NAME=VALUE, not {s:?}")),
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ZkCommand {
+    /// Print every Kafka node, decoded: path, kind, value (one per line).
+    Dump,
+    /// Print every node that does not match its schema; exit status 1 if there is any.
+    Check,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -9,7 +9,7 @@ use kafka_wire_client::producer::{Discovery, Producer, ProducerConfig, Record};
 use kafka_wire_client::zk::ZkCluster;
 use kafka_wire_client::{BrokerConnection, ClientError};
 
-use crate::cli::{Cli, Cluster, Command, ConsumeArgs, OffsetsArgs, ProduceArgs};
+use crate::cli::{Cli, Cluster, Command, ConsumeArgs, OffsetsArgs, ProduceArgs, TopicsCommand};
 use crate::progress::Progress;
 
 pub type CmdResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
@@ -22,7 +22,8 @@ pub async fn run(cli: Cli) -> CmdResult {
         Command::Produce(a) => produce(&cli.cluster, a).await,
         Command::Consume(a) => consume(&cli.cluster, a).await,
         Command::Offsets(a) => offsets(&cli.cluster, a).await,
-        Command::Topics => topics(&cli.cluster).await,
+        Command::Topics(t) => crate::admin::topics(&cli.cluster, t.command.unwrap_or(TopicsCommand::List)).await,
+        Command::Zk(c) => crate::admin::zk(&cli.cluster, c).await,
         Command::Perf(p) => crate::perf::run(&cli.cluster, p).await,
     }
 }
@@ -256,7 +257,7 @@ async fn offsets(cluster: &Cluster, a: OffsetsArgs) -> CmdResult {
     Ok(())
 }
 
-async fn topics(cluster: &Cluster) -> CmdResult {
+pub async fn topics(cluster: &Cluster) -> CmdResult {
     let Some(connect) = &cluster.zookeeper else {
         return Err("topics reads the cluster layout from ZooKeeper: give --zookeeper CONNECT".into());
     };

@@ -1,6 +1,7 @@
-//! `kwire`: a command-line Kafka 0.7 client (produce, consume, offsets, topics, perf).
+//! `kwire`: a command-line Kafka 0.7 client (produce, consume, offsets, topics, zk, perf).
 //! Errors are one line on stderr and a non-zero exit status.
 
+mod admin;
 mod ceiling;
 mod cli;
 mod commands;

@@ -1,0 +1,124 @@
+//! `kwire topics create|alter|delete|describe` (ModifyTopic) and `kwire zk dump|check`.
+
+use std::time::Duration;
+
+use kafka_wire_client::admin::{self, WalkedNode};
+use kafka_wire_client::zk::ZkCluster;
+use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
+use kafka_wire_runtime::zk::TypedValue;
+
+use crate::cli::{Cluster, TopicAlterArgs, TopicCreateArgs, TopicsCommand, ZkCommand};
+use crate::commands::{CmdResult, DEFAULT_BROKER};
+
+/// How long one ModifyTopic exchange may take (CREATE writes files on every broker).
+const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub async fn topics(cluster: &Cluster, command: TopicsCommand) -> CmdResult {
+    let (operation, topic, properties) = match command {
+        TopicsCommand::List => return crate::commands::topics(cluster).await,
+        TopicsCommand::Create(a) => ("CREATE", a.topic.clone(), create_properties(&a)),
+        TopicsCommand::Alter(a) => ("ALTER", a.topic.clone(), alter_properties(&a)?),
+        TopicsCommand::Delete(a) => ("DELETE", a.topic, Vec::new()),
+        TopicsCommand::Describe(a) => ("DESCRIBE", a.topic, Vec::new()),
+    };
+    let resp = send(cluster, &admin::request(operation, &topic, &properties)).await?;
+    if resp.error_code != 0 {
+        let why = resp.error_message.as_ref().map_or("no message", |m| m.as_str());
+        return Err(
+            format!("{} {topic:?} refused: {why} (error code {})", operation.to_lowercase(), resp.error_code).into()
+        );
+    }
+    match operation {
+        "DELETE" => println!("deleted topic {topic}"),
+        _ => print!("{}", admin::describe_table(&resp)),
+    }
+    Ok(())
+}
+
+fn create_properties(a: &TopicCreateArgs) -> Vec<(String, Option<String>)> {
+    let partitions = a.partitions.map(|n| ("partitions".to_owned(), Some(n.to_string())));
+    partitions.into_iter().chain(a.configs.iter().map(|(k, v)| (k.clone(), Some(v.clone())))).collect()
+}
+
+fn alter_properties(a: &TopicAlterArgs) -> CmdResult<Vec<(String, Option<String>)>> {
+    if a.configs.is_empty() && a.delete_configs.is_empty() {
+        return Err("topics alter: give --config NAME=VALUE or --delete-config NAME".into());
+    }
+    if let Some(name) = a.delete_configs.iter().find(|d| a.configs.iter().any(|(k, _)| k == *d)) {
+        return Err(format!("topics alter: {name:?} is both set and deleted").into());
+    }
+    let set = a.configs.iter().map(|(k, v)| (k.clone(), Some(v.clone())));
+    Ok(set.chain(a.delete_configs.iter().map(|k| (k.clone(), None))).collect())
+}
+
+/// To --broker, else to a live broker found through --zookeeper, else to the default broker.
+async fn send(cluster: &Cluster, req: &ModifyTopicRequest) -> CmdResult<ModifyTopicResponse> {
+    if let Some(addr) = cluster.broker.first() {
+        return Ok(admin::modify_topic(addr, req, ADMIN_TIMEOUT).await?);
+    }
+    match &cluster.zookeeper {
+        Some(connect) => {
+            let zk = ZkCluster::connect(connect).await?;
+            Ok(admin::modify_topic_via_zookeeper(zk.client(), req, ADMIN_TIMEOUT).await?)
+        }
+        None => Ok(admin::modify_topic(DEFAULT_BROKER, req, ADMIN_TIMEOUT).await?),
+    }
+}
+
+pub async fn zk(cluster: &Cluster, command: ZkCommand) -> CmdResult {
+    let Some(connect) = &cluster.zookeeper else {
+        return Err("zk reads ZooKeeper: give --zookeeper CONNECT".into());
+    };
+    let zk = ZkCluster::connect(connect).await?;
+    let nodes = admin::walk(zk.client()).await?;
+    match command {
+        ZkCommand::Dump => {
+            for n in &nodes {
+                println!("{}", dump_line(n));
+            }
+            Ok(())
+        }
+        ZkCommand::Check => {
+            let bad: Vec<&WalkedNode> = nodes.iter().filter(|n| n.result.is_err()).collect();
+            for n in &bad {
+                println!("{}", dump_line(n));
+            }
+            match bad.len() {
+                0 => Ok(()),
+                1 => Err("1 node does not match its schema".into()),
+                n => Err(format!("{n} nodes do not match their schema").into()),
+            }
+        }
+    }
+}
+
+/// `path  kind  value`, or `path  INVALID  why`.
+fn dump_line(n: &WalkedNode) -> String {
+    match &n.result {
+        Ok(v) => {
+            let (kind, value) = kind_and_value(v);
+            format!("{}  {kind}  {value}", n.path)
+        }
+        Err(e) => format!("{}  INVALID  {e}", n.path),
+    }
+}
+
+fn kind_and_value(v: &TypedValue) -> (&'static str, String) {
+    match v {
+        TypedValue::Empty => ("empty", "-".to_owned()),
+        TypedValue::Broker(x) => ("broker", format!("{x:?}")),
+        TypedValue::Topic(x) => ("topic", format!("{x:?}")),
+        TypedValue::PartitionState(x) => ("partition-state", format!("{x:?}")),
+        TypedValue::LegacyPartitionCount(x) => ("partition-count", format!("{x:?}")),
+        TypedValue::Controller(x) => ("controller", format!("{x:?}")),
+        TypedValue::ControllerEpoch(x) => ("controller-epoch", format!("{x:?}")),
+        TypedValue::ConsumerRegistration(x) => ("consumer-registration", format!("{x:?}")),
+        TypedValue::ConsumerOwner(x) => ("consumer-owner", format!("{x:?}")),
+        TypedValue::ConsumerOffset(x) => ("consumer-offset", format!("{x:?}")),
+        TypedValue::ReassignPartitions(x) => ("reassign-partitions", format!("{x:?}")),
+        TypedValue::PreferredReplicaElection(x) => ("preferred-replica-election", format!("{x:?}")),
+        TypedValue::DeleteTopics(x) => ("delete-topics", format!("{x:?}")),
+        TypedValue::TopicConfig(x) => ("topic-config", format!("{x:?}")),
+        TypedValue::ConfigChange(x) => ("config-change", format!("{x:?}")),
+    }
+}
