@@ -63,7 +63,11 @@ fn schema_rule_violations_fail_naming_file_field_and_rule() {
                { "name": "Dup", "type": "int32", "versions": "0+", "taggedVersions": "0+", "tag": 0 }"#,
             "Dup",
         ),
-        ("nullable int32", r#"{ "name": "Count", "type": "int32", "versions": "0+", "nullableVersions": "0+" }"#, "Count"),
+        (
+            "nullable int32",
+            r#"{ "name": "Count", "type": "int32", "versions": "0+", "nullableVersions": "0+" }"#,
+            "Count",
+        ),
         (
             "tagged versions outside versions",
             r#"{ "name": "Late", "type": "int32", "versions": "2+", "taggedVersions": "0+", "tag": 0 }"#,

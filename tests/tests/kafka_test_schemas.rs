@@ -173,10 +173,7 @@ fn records_fields_are_zero_copy_records() {
 
 #[test]
 fn decode_errors_name_the_struct_path_and_offset() {
-    let response = FetchResponse {
-        responses: vec![Default::default()],
-        ..Default::default()
-    };
+    let response = FetchResponse { responses: vec![Default::default()], ..Default::default() };
     let bytes = encode(&response, 16);
     let cut = bytes.slice(..bytes.len() - 3);
     let err = FetchResponse::decode(&mut cut.clone(), 16).unwrap_err();
