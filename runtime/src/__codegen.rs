@@ -50,11 +50,7 @@ pub fn check_decode_version(version: i16, valid: VersionRange) -> Result<(), Dec
     if valid.contains(version) {
         Ok(())
     } else {
-        Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion {
-            version,
-            min: valid.min,
-            max: valid.max,
-        }))
+        Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion { version, min: valid.min, max: valid.max }))
     }
 }
 
@@ -64,11 +60,7 @@ pub fn check_encode_version(version: i16, valid: VersionRange) -> Result<(), Enc
     if valid.contains(version) {
         Ok(())
     } else {
-        Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
-            version,
-            min: valid.min,
-            max: valid.max,
-        }))
+        Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion { version, min: valid.min, max: valid.max }))
     }
 }
 
@@ -111,8 +103,29 @@ fn too_long(length: usize, max: usize) -> EncodeError {
 
 /// Reads a length prefix: classic `i16`/`i32` with -1 for null, or compact `uvarint` N+1 with
 /// 0 for null. A length is checked against the bytes remaining times `min_elem_size`.
-#[inline]
+#[inline(always)]
 fn get_len(buf: &mut Bytes, compact: bool, wide: bool, min_elem_size: usize) -> Result<Option<usize>, DecodeError> {
+    // Fast path, inlined: a one-byte compact length that fits the input. Anything else
+    // (null, multi-byte, classic, or an error) takes the general path from the same position.
+    if compact {
+        if let Some(&byte @ 1..=0x7f) = buf.first() {
+            let len = usize::from(byte - 1);
+            if len.saturating_mul(min_elem_size.max(1)) < buf.len() {
+                buf.advance(1);
+                return Ok(Some(len));
+            }
+        }
+    }
+    get_len_general(buf, compact, wide, min_elem_size)
+}
+
+#[inline(never)]
+fn get_len_general(
+    buf: &mut Bytes,
+    compact: bool,
+    wide: bool,
+    min_elem_size: usize,
+) -> Result<Option<usize>, DecodeError> {
     let raw: i64 = if compact {
         i64::from(get_uvarint(buf)?) - 1
     } else if wide {
@@ -134,19 +147,29 @@ fn get_len(buf: &mut Bytes, compact: bool, wide: bool, min_elem_size: usize) -> 
     Ok(Some(len as usize))
 }
 
-#[inline]
+#[inline(always)]
 fn put_len(buf: &mut BytesMut, len: Option<usize>, compact: bool, wide: bool) -> Result<(), EncodeError> {
+    // Fast path, inlined into every caller: a compact length below 127 is one byte (N+1),
+    // the common case by far. Everything else goes through the out-of-line general case.
+    if let (Some(n @ 0..=0x7e), true) = (len, compact) {
+        buf.put_u8(n as u8 + 1);
+        return Ok(());
+    }
+    put_len_general(buf, len, compact, wide)
+}
+
+#[inline(never)]
+fn put_len_general(buf: &mut BytesMut, len: Option<usize>, compact: bool, wide: bool) -> Result<(), EncodeError> {
     match (len, compact) {
         (None, true) => buf.put_u8(0),
         (None, false) if wide => buf.put_i32(-1),
         (None, false) => buf.put_i16(-1),
         (Some(n), true) => {
-            let n = u32::try_from(n).ok().filter(|n| *n < u32::MAX).ok_or_else(|| too_long(n, u32::MAX as usize - 1))?;
+            let n =
+                u32::try_from(n).ok().filter(|n| *n < u32::MAX).ok_or_else(|| too_long(n, u32::MAX as usize - 1))?;
             put_uvarint(buf, n + 1)
         }
-        (Some(n), false) if wide => {
-            buf.put_i32(i32::try_from(n).map_err(|_| too_long(n, i32::MAX as usize))?)
-        }
+        (Some(n), false) if wide => buf.put_i32(i32::try_from(n).map_err(|_| too_long(n, i32::MAX as usize))?),
         (Some(n), false) => buf.put_i16(i16::try_from(n).map_err(|_| too_long(n, i16::MAX as usize))?),
     }
     Ok(())
@@ -462,8 +485,18 @@ putters! {
 // ---- tagged sections with no known tags (most structs) ----
 
 /// Writes a tagged-field section holding only unknown tags.
-#[inline]
+#[inline(always)]
 pub fn put_unknown_tags(buf: &mut BytesMut, unknown: &UnknownTags) {
+    // Fast path, inlined: almost every struct has no unknown tags; the section is one zero byte.
+    if unknown.is_empty() {
+        buf.put_u8(0);
+    } else {
+        put_some_unknown_tags(buf, unknown);
+    }
+}
+
+#[inline(never)]
+fn put_some_unknown_tags(buf: &mut BytesMut, unknown: &UnknownTags) {
     put_uvarint(buf, unknown.len() as u32);
     let mut iter = unknown.iter().peekable();
     put_remaining_unknown_tags(buf, &mut iter);
@@ -472,12 +505,25 @@ pub fn put_unknown_tags(buf: &mut BytesMut, unknown: &UnknownTags) {
 /// Encoded size of a tagged-field section holding only unknown tags.
 #[inline]
 pub fn unknown_tags_section_size(unknown: &UnknownTags) -> usize {
+    if unknown.is_empty() {
+        return 1;
+    }
     uvarint_size(unknown.len() as u32) + unknown_tags_size(unknown)
 }
 
 /// Reads a tagged-field section in which every tag is unknown.
-#[inline]
+#[inline(always)]
 pub fn get_unknown_tags(buf: &mut Bytes, unknown: &mut UnknownTags) -> Result<(), DecodeError> {
+    // Fast path, inlined: an empty section is a single zero byte.
+    if buf.first() == Some(&0) {
+        buf.advance(1);
+        return Ok(());
+    }
+    get_some_unknown_tags(buf, unknown)
+}
+
+#[inline(never)]
+fn get_some_unknown_tags(buf: &mut Bytes, unknown: &mut UnknownTags) -> Result<(), DecodeError> {
     let count = get_uvarint(buf)?;
     for _ in 0..count {
         let (tag, value) = get_tagged_field(buf)?;

@@ -18,31 +18,39 @@ fn need(buf: &Bytes, n: usize) -> Result<(), DecodeError> {
 }
 
 macro_rules! getters {
-    ($($(#[$doc:meta])* $name:ident -> $ty:ty = $get:ident, $n:expr;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident -> $ty:ty, $n:literal;)*) => {$(
         $(#[$doc])*
         #[inline]
         pub fn $name(buf: &mut Bytes) -> Result<$ty, DecodeError> {
-            need(buf, $n)?;
-            Ok(buf.$get())
+            // One length check: `first_chunk` proves the bytes are there, so neither the
+            // conversion nor `advance` re-checks (Bytes::get_* would check twice more).
+            match buf.first_chunk::<$n>() {
+                Some(raw) => {
+                    let value = <$ty>::from_be_bytes(*raw);
+                    buf.advance($n);
+                    Ok(value)
+                }
+                None => Err(DecodeError::not_enough($n, buf.len())),
+            }
         }
     )*};
 }
 
 getters! {
     /// Reads an `i8`. The position advances by 1.
-    get_i8 -> i8 = get_i8, 1;
+    get_i8 -> i8, 1;
     /// Reads a big-endian `i16`. The position advances by 2.
-    get_i16 -> i16 = get_i16, 2;
+    get_i16 -> i16, 2;
     /// Reads a big-endian `u16`. The position advances by 2.
-    get_u16 -> u16 = get_u16, 2;
+    get_u16 -> u16, 2;
     /// Reads a big-endian `i32`. The position advances by 4.
-    get_i32 -> i32 = get_i32, 4;
+    get_i32 -> i32, 4;
     /// Reads a big-endian `u32`. The position advances by 4.
-    get_u32 -> u32 = get_u32, 4;
+    get_u32 -> u32, 4;
     /// Reads a big-endian `i64`. The position advances by 8.
-    get_i64 -> i64 = get_i64, 8;
+    get_i64 -> i64, 8;
     /// Reads a big-endian IEEE 754 `f64`. The position advances by 8.
-    get_f64 -> f64 = get_f64, 8;
+    get_f64 -> f64, 8;
 }
 
 /// Reads a boolean byte; any non-zero value is `true`, as Kafka reads it.
@@ -54,10 +62,14 @@ pub fn get_bool(buf: &mut Bytes) -> Result<bool, DecodeError> {
 /// Reads a 16-byte UUID.
 #[inline]
 pub fn get_uuid(buf: &mut Bytes) -> Result<Uuid, DecodeError> {
-    need(buf, 16)?;
-    let mut raw = [0u8; 16];
-    buf.copy_to_slice(&mut raw);
-    Ok(Uuid::from_bytes(raw))
+    match buf.first_chunk::<16>() {
+        Some(raw) => {
+            let value = Uuid::from_bytes(*raw);
+            buf.advance(16);
+            Ok(value)
+        }
+        None => Err(DecodeError::not_enough(16, buf.len())),
+    }
 }
 
 /// Splits off the next `n` bytes without copying.
@@ -70,6 +82,13 @@ pub fn take(buf: &mut Bytes, n: usize) -> Result<Bytes, DecodeError> {
 /// Reads an unsigned LEB128 varint of at most 5 bytes (Kafka's `UNSIGNED_VARINT`).
 #[inline]
 pub fn get_uvarint(buf: &mut Bytes) -> Result<u32, DecodeError> {
+    // Fast path: lengths, counts and tags are almost always below 128 (one byte).
+    if let Some(&byte) = buf.first() {
+        if byte < 0x80 {
+            buf.advance(1);
+            return Ok(u32::from(byte));
+        }
+    }
     let mut value: u32 = 0;
     for (i, &byte) in buf.iter().enumerate().take(5) {
         value |= u32::from(byte & 0x7f) << (7 * i);
