@@ -406,7 +406,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let state = standalone_state(dir.path());
             for (op, topic, props) in requests {
-                let req = crate::admin_client::request(op, topic, &props);
+                let req = kafka_wire_client::admin::request(op, topic, &props);
                 let mut body = BytesMut::new();
                 req.encode(&mut body, VERSION).unwrap();
                 let before = snapshot(&state, dir.path());
@@ -430,12 +430,13 @@ mod tests {
             r.encode(&mut b, VERSION).unwrap();
             b.to_vec()
         };
-        let create = crate::admin_client::request("CREATE", "t", &[("partitions", Some("2")), ("flush.ms", Some("7"))]);
+        let create =
+            kafka_wire_client::admin::request("CREATE", "t", &[("partitions", Some("2")), ("flush.ms", Some("7"))]);
         let (envelope, resp) = answer(&state, VERSION, encode(&create));
         assert_eq!((envelope.error, resp.error_code), (ErrorCode::NoError, codes::NONE), "{resp:?}");
         assert_eq!(state.topics(), ["t"]);
         assert_eq!(state.partition_count("t"), 2);
-        let (_, resp) = answer(&state, VERSION, encode(&crate::admin_client::request("DESCRIBE", "t", &[])));
+        let (_, resp) = answer(&state, VERSION, encode(&kafka_wire_client::admin::request("DESCRIBE", "t", &[])));
         let names: Vec<&str> = resp.configs.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, crate::topic_settings::PROPERTIES);
         let overridden: Vec<&str> = resp.configs.iter().filter(|c| c.is_override).map(|c| c.name.as_str()).collect();

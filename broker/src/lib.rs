@@ -8,11 +8,9 @@
 //! * [`zk`]: ZooKeeper registration in 0.7's layout, and the topic-configuration watch.
 //! * [`admin`] / [`topic_settings`] / [`config_file`]: ModifyTopic (request type 5): create,
 //!   alter, delete and describe topics; settings live in ZooKeeper or a file in the log dir.
-//! * [`admin_client`]: sending ModifyTopic to a broker.
 #![forbid(unsafe_code)]
 
 pub mod admin;
-pub mod admin_client;
 pub mod cli;
 pub mod config;
 pub mod config_file;

@@ -5,10 +5,6 @@
 //! "Changing a broker default" means restarting a broker with another value in its
 //! server.properties / flags: only overrides are stored, so topics without an override follow.
 
-/// The `kwire` client's admin module (client/src/admin.rs), compiled here against real brokers.
-#[path = "../../client/src/admin.rs"]
-#[allow(dead_code)]
-mod client_admin;
 mod common;
 
 use std::path::Path;
@@ -16,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use kafka_wire_broker::admin::codes;
-use kafka_wire_broker::admin_client::{modify_topic, request};
 use kafka_wire_broker::config_file::CONFIG_FILE;
+use kafka_wire_client::admin::{self as client_admin, modify_topic, request};
 use kafka_wire_generated::ModifyTopicResponse;
 use zookeeper_client::Client;
 
@@ -25,7 +21,8 @@ use zookeeper_client::Client;
 const PAYLOAD: &[u8; 20] = b"twenty bytes payload";
 
 fn admin(addr: &str, op: &str, topic: &str, props: &[(&str, Option<&str>)]) -> ModifyTopicResponse {
-    modify_topic(addr, &request(op, topic, props), Duration::from_secs(60)).expect("ModifyTopic answered")
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    rt.block_on(modify_topic(addr, &request(op, topic, props), Duration::from_secs(60))).expect("ModifyTopic answered")
 }
 
 fn ok(r: &ModifyTopicResponse) {

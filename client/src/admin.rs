@@ -45,15 +45,15 @@ pub enum AdminError {
 
 /// A request from an operation (`CREATE`, `ALTER`, `DELETE`, `DESCRIBE`), a topic and
 /// `(name, value)` pairs; a `None` value removes the override (ALTER).
-pub fn request(operation: &str, topic: &str, properties: &[(String, Option<String>)]) -> ModifyTopicRequest {
+pub fn request(operation: &str, topic: &str, properties: &[(&str, Option<&str>)]) -> ModifyTopicRequest {
     ModifyTopicRequest {
         operation: StrBytes::from(operation),
         topic_name: StrBytes::from(topic),
         properties: properties
             .iter()
             .map(|(k, v)| TopicProperty {
-                prop_name: StrBytes::from(k.as_str()),
-                prop_value: v.as_deref().map(StrBytes::from),
+                prop_name: StrBytes::from(*k),
+                prop_value: v.map(StrBytes::from),
                 ..Default::default()
             })
             .collect(),

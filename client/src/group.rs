@@ -551,20 +551,13 @@ impl Drop for GroupConsumer {
 async fn watch_children(client: Client, path: String, trigger: Arc<Trigger>, armed: tokio::sync::oneshot::Sender<()>) {
     let mut armed = Some(armed);
     loop {
-        let watcher: OneshotWatcher = match client.list_and_watch_children(&path).await {
-            Ok((_, w)) => w,
-            Err(zookeeper_client::Error::NoNode) => match client.check_and_watch_stat(&path).await {
-                Ok((_, w)) => w,
-                Err(e) => {
-                    if client.state().is_terminated() {
-                        trigger.raised.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                    tracing::debug!("watch on {path}: {e}");
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                    continue;
-                }
-            },
+        let watched = match client.list_and_watch_children(&path).await {
+            Ok((_, w)) => Ok(w),
+            Err(zookeeper_client::Error::NoNode) => client.check_and_watch_stat(&path).await.map(|(_, w)| w),
+            Err(e) => Err(e),
+        };
+        let watcher: OneshotWatcher = match watched {
+            Ok(w) => w,
             Err(e) => {
                 if client.state().is_terminated() {
                     trigger.raised.store(true, Ordering::SeqCst);

@@ -267,9 +267,8 @@ impl Iterator for RecordBatchRecords {
         if self.done {
             (0, Some(0))
         } else {
-            // Each record takes at least 7 bytes, so a corrupt count cannot inflate this.
-            let by_bytes = self.data.len().saturating_sub(self.pos) / 7 + 1;
-            (0, Some((self.remaining as usize).min(by_bytes)))
+            let bytes_left = self.data.len().saturating_sub(self.pos);
+            (0, Some(super::record_v2::records_upper_bound(self.remaining as usize, bytes_left)))
         }
     }
 }

@@ -258,8 +258,13 @@ impl<'a> Iterator for RecordRefs<'a> {
         if self.done {
             (0, Some(0))
         } else {
-            let by_bytes = self.data.len().saturating_sub(self.pos) / 7 + 1;
-            (0, Some((self.remaining as usize).min(by_bytes)))
+            (0, Some(records_upper_bound(self.remaining as usize, self.data.len().saturating_sub(self.pos))))
         }
     }
+}
+
+/// Upper bound on the records left: the count the batch claims, capped by the bytes left,
+/// since each record takes at least 7 bytes (so a corrupt count cannot inflate it).
+pub(crate) fn records_upper_bound(claimed: usize, bytes_left: usize) -> usize {
+    claimed.min(bytes_left / 7 + 1)
 }

@@ -21,6 +21,7 @@ pub async fn topics(cluster: &Cluster, command: TopicsCommand) -> CmdResult {
         TopicsCommand::Delete(a) => ("DELETE", a.topic, Vec::new()),
         TopicsCommand::Describe(a) => ("DESCRIBE", a.topic, Vec::new()),
     };
+    let properties: Vec<(&str, Option<&str>)> = properties.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
     let resp = send(cluster, &admin::request(operation, &topic, &properties)).await?;
     if resp.error_code != 0 {
         let why = resp.error_message.as_ref().map_or("no message", |m| m.as_str());
