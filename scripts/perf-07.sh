@@ -4,10 +4,14 @@
 # ceilings (TCP loopback blast of the same bytes, sequential file write + fsync in the log's
 # filesystem) and ratios from the same run.
 #
-# The broker runs with 0.7's defaults (fsync every 500 messages) unless BROKER_ARGS says
-# otherwise, e.g. BROKER_ARGS="--set log.flush.interval=10000" (the sample server.properties).
+# The broker runs with 0.7's defaults (fsync every 500 messages, done by group commit off the
+# append path) unless BROKER_ARGS says otherwise, e.g. BROKER_ARGS="--set log.flush.interval=10000"
+# (the sample server.properties).
 #
-# Usage: scripts/perf-07.sh   (env: MESSAGES=500000 PORT=19092 BROKER_ARGS="--set k=v" KEEP=1)
+# RUNS=N repeats the whole run N times (fresh broker and log each time) and ends with the median
+# of every ratio: on a shared machine single runs vary a lot.
+#
+# Usage: scripts/perf-07.sh   (env: MESSAGES=500000 PORT=19092 BROKER_ARGS="--set k=v" KEEP=1 RUNS=1)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target="${CARGO_TARGET_DIR:-$root/target}"
@@ -19,27 +23,59 @@ fi
 messages="${MESSAGES:-500000}"
 port="${PORT:-19092}"
 work="${PERF_DIR:-$target/perf-07}"
-rm -rf "$work"
-mkdir -p "$work/logs"
+runs="${RUNS:-1}"
+broker_pid=
 
-# shellcheck disable=SC2086
-"$broker" --log-dir "$work/logs" --port "$port" ${BROKER_ARGS:-} 2> "$work/broker.log" &
-broker_pid=$!
 cleanup() {
-    kill -TERM "$broker_pid" 2>/dev/null || true
-    wait "$broker_pid" 2>/dev/null || true
+    if [ -n "$broker_pid" ]; then
+        kill -TERM "$broker_pid" 2>/dev/null || true
+        wait "$broker_pid" 2>/dev/null || true
+        broker_pid=
+    fi
     # The log is hundreds of MB: keep it only when asked (KEEP=1).
     if [ "${KEEP:-0}" != 1 ]; then rm -rf "$work/logs"; fi
 }
 trap cleanup EXIT
-for _ in $(seq 1 200); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-    sleep 0.05
-done
 
-echo "== $(date -u +%FT%TZ) kwire perf on 127.0.0.1:$port, $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$kwire" --broker "127.0.0.1:$port" perf produce --topic perf --messages "$messages" --size 1024 \
-    --batch-size 200 --ceiling-dir "$work"
-"$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576
-"$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304
-"$kwire" --broker "127.0.0.1:$port" perf latency --topic perf-latency --messages 2000 --rate 500
+one_run() {
+    rm -rf "$work"
+    mkdir -p "$work/logs"
+    # shellcheck disable=SC2086
+    "$broker" --log-dir "$work/logs" --port "$port" ${BROKER_ARGS:-} 2> "$work/broker.log" &
+    broker_pid=$!
+    for _ in $(seq 1 200); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+        sleep 0.05
+    done
+    echo "== $(date -u +%FT%TZ) kwire perf on 127.0.0.1:$port, $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$kwire" --broker "127.0.0.1:$port" perf produce --topic perf --messages "$messages" --size 1024 \
+        --batch-size 200 --ceiling-dir "$work"
+    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576
+    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304
+    "$kwire" --broker "127.0.0.1:$port" perf latency --topic perf-latency --messages 2000 --rate 500
+    cleanup
+}
+
+if [ "$runs" = 1 ]; then
+    one_run
+    exit 0
+fi
+
+# Several runs: print each, then the medians.
+out="$work.runs"
+: > "$out"
+for i in $(seq 1 "$runs"); do
+    one_run | tee -a "$out"
+done
+median() { sort -n | awk '{v[NR] = $1} END {if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
+echo "== medians of $runs runs"
+echo "  produce MB/s                  $(grep -E '^  produce +[0-9]' "$out" | awk '{print $2}' | median)"
+echo "  produce / lower ceiling %     $(grep 'lower ceiling' "$out" | awk '{print $NF}' | tr -d '%' | median)"
+for size in 1048576 4194304; do
+    ratios=$(grep -A2 "fetch size $size" "$out" | grep 'ceiling tcp' | awk '{print $NF}' | tr -d '%')
+    rates=$(grep -A1 "fetch size $size" "$out" | grep '^  consume' | awk '{print $2}')
+    echo "  consume ($size) MB/s      $(echo "$rates" | median)"
+    echo "  consume ($size) / tcp %   $(echo "$ratios" | median)"
+done
+echo "  latency p50 ms                $(grep -o 'p50 [0-9.]*' "$out" | awk '{print $2}' | median)"
+echo "  latency p99 ms                $(grep -o 'p99 [0-9.]*' "$out" | awk '{print $2}' | median)"

@@ -1,21 +1,28 @@
-//! One client connection: read a whole request, handle it, write its response (if any), and
-//! only then read the next one (0.7's strict per-connection order, spec §1.1). Anything wrong
-//! with the bytes a client sends closes that connection and nothing else.
+//! One client connection. Requests are handled strictly in order (0.7's per-connection order,
+//! spec §1.1), but reading is pipelined: while a run of PRODUCE requests is being appended on a
+//! blocking thread, the next requests are read and decoded, and consecutive PRODUCEs already
+//! received go to one blocking job together. A request that is answered waits until every
+//! request before it is handled, including the fsyncs their appends asked for (see
+//! [`crate::handler::ProduceOutcome`]). Anything wrong with the bytes a client sends closes that
+//! connection and nothing else.
 
+use std::collections::VecDeque;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use kafka_wire_runtime::legacy::{FetchResponse, FrameDecoder, MultiFetchResponse, Request};
+use kafka_wire_runtime::legacy::{FrameDecoder, RecvBuffer, Request};
+use kafka_wire_runtime::log::FlushPoint;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 use tracing::{debug, info};
 
-use crate::handler::{handle, FetchAnswer, Outcome};
+use crate::handler::{is_produce, produce_all, ProduceOutcome};
+use crate::respond::respond;
 use crate::state::BrokerState;
-use crate::transport::{send_slice, write_all, Cork};
 
 /// Limits of one connection.
 #[derive(Debug, Clone, Copy)]
@@ -27,8 +34,15 @@ pub struct ConnectionLimits {
     pub request_timeout: Duration,
 }
 
-/// Largest single read; a frame's body may be up to `max_request_size` but is read in steps.
-const READ_STEP: usize = 256 * 1024;
+/// Smallest and largest room made for a read; a frame's body may be up to `max_request_size`
+/// but is read in steps. Large reads pick up several pipelined PRODUCE requests per call.
+const MIN_READ: usize = 64 * 1024;
+const READ_STEP: usize = 1024 * 1024;
+/// Received requests not yet handled, in bytes, beyond which reading pauses (backpressure when
+/// the disk is slower than the client).
+const MAX_QUEUED_BYTES: usize = 8 * 1024 * 1024;
+/// Most PRODUCE bytes handed to one blocking job.
+const MAX_JOB_BYTES: usize = 4 * 1024 * 1024;
 
 pub async fn serve(
     stream: TcpStream,
@@ -38,51 +52,207 @@ pub async fn serve(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
-    match run(&stream, &state, limits, &mut shutdown).await {
+    let mut conn = Connection::new(&stream, &state, limits);
+    match conn.run(&mut shutdown).await {
         Ok(()) => debug!(%peer, "connection closed"),
         Err(e) => info!(%peer, "closing connection: {e}"),
     }
+    // A job still running finishes on its own; its outcome no longer matters.
 }
 
-async fn run(
-    stream: &TcpStream,
-    state: &Arc<BrokerState>,
+fn invalid(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+/// What woke the connection up.
+enum Event {
+    Stop,
+    Job(Result<ProduceOutcome, tokio::task::JoinError>),
+    Read(io::Result<usize>),
+}
+
+/// A decoded request waiting its turn, with its frame size (for the queue budget).
+struct Queued {
+    request: Request,
+    bytes: usize,
+}
+
+/// A blocking job appending a run of PRODUCE requests.
+struct ProduceJob {
+    handle: JoinHandle<ProduceOutcome>,
+    bytes: usize,
+}
+
+struct Connection<'a> {
+    stream: &'a TcpStream,
+    state: &'a Arc<BrokerState>,
     limits: ConnectionLimits,
-    shutdown: &mut watch::Receiver<bool>,
-) -> io::Result<()> {
-    let mut decoder = FrameDecoder::new(limits.max_request_size);
-    let mut buf = BytesMut::with_capacity(8 * 1024);
-    loop {
-        let frame = decoder.decode(&mut buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        if let Some(frame) = frame {
-            let request = Request::decode(frame).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            respond(stream, state, request, limits.request_timeout).await?;
-            continue;
+    decoder: FrameDecoder,
+    buf: RecvBuffer,
+    queue: VecDeque<Queued>,
+    queued_bytes: usize,
+    job: Option<ProduceJob>,
+    /// Flushes owed to this connection's appends, waited for before any answer.
+    flushes: Vec<FlushPoint>,
+}
+
+impl<'a> Connection<'a> {
+    fn new(stream: &'a TcpStream, state: &'a Arc<BrokerState>, limits: ConnectionLimits) -> Self {
+        Connection {
+            stream,
+            state,
+            limits,
+            decoder: FrameDecoder::new(limits.max_request_size),
+            buf: RecvBuffer::default(),
+            queue: VecDeque::new(),
+            queued_bytes: 0,
+            job: None,
+            flushes: Vec::new(),
         }
-        // Need more bytes.
-        let needed = decoder.bytes_needed(&buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        buf.reserve(needed.clamp(4 * 1024, READ_STEP));
-        let timeout = if buf.is_empty() { limits.idle_timeout } else { Some(limits.request_timeout) };
-        let read = async {
-            loop {
-                stream.readable().await?;
-                match stream.try_read_buf(&mut buf) {
-                    Ok(n) => return Ok(n),
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-                    Err(e) => return Err(e),
+    }
+
+    async fn run(&mut self, shutdown: &mut watch::Receiver<bool>) -> io::Result<()> {
+        loop {
+            self.decode_frames()?;
+            if self.job.is_none() && self.start_next().await? {
+                continue;
+            }
+            // Nothing can start: wait for the job, for bytes, or for shutdown.
+            let can_read = self.queued_bytes < MAX_QUEUED_BYTES;
+            if can_read {
+                let needed = self.decoder.bytes_needed(self.buf.bytes()).map_err(invalid)?;
+                self.buf.reserve(needed.clamp(MIN_READ, READ_STEP));
+            }
+            let idle = self.buf.is_empty() && self.queue.is_empty() && self.job.is_none();
+            let timeout = if idle { self.limits.idle_timeout } else { Some(self.limits.request_timeout) };
+            let busy = self.job.is_some();
+            let event = {
+                let job = async {
+                    match &mut self.job {
+                        Some(j) => Event::Job((&mut j.handle).await),
+                        None => std::future::pending().await,
+                    }
+                };
+                let read = async {
+                    if !can_read {
+                        return std::future::pending().await;
+                    }
+                    Event::Read(with_timeout(timeout, read_some(self.stream, self.buf.bytes())).await)
+                };
+                tokio::select! {
+                    biased;
+                    _ = crate::zk::stopped(shutdown), if !busy => Event::Stop,
+                    e = job => e,
+                    e = read => e,
+                }
+            };
+            match event {
+                Event::Stop => return Ok(()),
+                Event::Job(outcome) => self.finish_job(outcome.map_err(io::Error::other)?)?,
+                Event::Read(n) => {
+                    if n? == 0 {
+                        if !self.buf.is_empty() {
+                            debug!(bytes = self.buf.len(), "peer closed in the middle of a request");
+                        }
+                        // Handle what was received in full before the peer closed.
+                        return self.drain().await;
+                    }
                 }
             }
-        };
-        let n = tokio::select! {
-            biased;
-            _ = crate::zk::stopped(shutdown) => return Ok(()),
-            r = with_timeout(timeout, read) => r?,
-        };
-        if n == 0 {
-            if !buf.is_empty() {
-                debug!(bytes = buf.len(), "peer closed in the middle of a request");
+        }
+    }
+
+    /// Splits every complete frame off the read buffer into the queue (up to the budget).
+    fn decode_frames(&mut self) -> io::Result<()> {
+        while self.queued_bytes < MAX_QUEUED_BYTES {
+            // Asked first so that `decode` is only called on a complete frame: it would grow
+            // the buffer itself otherwise, bypassing the recycling.
+            if self.decoder.bytes_needed(self.buf.bytes()).map_err(invalid)? > 0 {
+                break;
             }
+            let Some(frame) = self.decoder.decode(self.buf.bytes()).map_err(invalid)? else { break };
+            let bytes = frame.len() + 4;
+            let request = Request::decode(frame).map_err(invalid)?;
+            self.queued_bytes += bytes;
+            self.queue.push_back(Queued { request, bytes });
+        }
+        Ok(())
+    }
+
+    /// Starts the next queued request (no job may be running): a run of PRODUCEs becomes a
+    /// blocking job; anything else is answered here. Returns whether something was started.
+    async fn start_next(&mut self) -> io::Result<bool> {
+        let Some(front) = self.queue.front() else { return Ok(false) };
+        if is_produce(&front.request) {
+            let mut run = Vec::new();
+            let mut bytes = 0;
+            while let Some(q) = self.queue.front() {
+                if !is_produce(&q.request) || (bytes > 0 && bytes + q.bytes > MAX_JOB_BYTES) {
+                    break;
+                }
+                let Some(q) = self.queue.pop_front() else { break };
+                bytes += q.bytes;
+                run.push(q.request);
+            }
+            let state = self.state.clone();
+            let handle = tokio::task::spawn_blocking(move || produce_all(&state, run));
+            self.job = Some(ProduceJob { handle, bytes });
+            return Ok(true);
+        }
+        let Some(q) = self.queue.pop_front() else { return Ok(false) };
+        self.queued_bytes -= q.bytes;
+        self.wait_for_flushes().await?;
+        respond(self.stream, self.state, q.request, self.limits.request_timeout).await?;
+        Ok(true)
+    }
+
+    fn finish_job(&mut self, outcome: ProduceOutcome) -> io::Result<()> {
+        if let Some(job) = self.job.take() {
+            self.queued_bytes -= job.bytes;
+        }
+        for point in outcome.flushes {
+            ProduceOutcome::owe(&mut self.flushes, point);
+        }
+        match outcome.close {
+            Some(reason) => Err(io::Error::new(io::ErrorKind::InvalidData, reason)),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until the fsyncs owed to earlier appends on this connection are done.
+    async fn wait_for_flushes(&mut self) -> io::Result<()> {
+        if self.flushes.is_empty() {
             return Ok(());
+        }
+        let points = std::mem::take(&mut self.flushes);
+        let logs = self.state.logs().clone();
+        let flushed = tokio::task::spawn_blocking(move || points.iter().try_for_each(|p| logs.flush_to(p)));
+        flushed.await.map_err(io::Error::other)?.map_err(|e| io::Error::other(format!("flush failed: {e}")))
+    }
+
+    /// After the peer closed its side: finish the job and the requests received in full.
+    async fn drain(&mut self) -> io::Result<()> {
+        loop {
+            self.decode_frames()?;
+            if let Some(job) = &mut self.job {
+                let outcome = (&mut job.handle).await.map_err(io::Error::other)?;
+                self.finish_job(outcome)?;
+            }
+            if !self.start_next().await? && self.job.is_none() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// One read of whatever the socket has (at least one byte, or 0 at end of stream).
+async fn read_some(stream: &TcpStream, buf: &mut BytesMut) -> io::Result<usize> {
+    loop {
+        stream.readable().await?;
+        match stream.try_read_buf(buf) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            Err(e) => return Err(e),
         }
     }
 }
@@ -97,55 +267,5 @@ async fn with_timeout<T>(
             Ok(r) => r,
             Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, format!("no data for {t:?}"))),
         },
-    }
-}
-
-async fn respond(stream: &TcpStream, state: &Arc<BrokerState>, request: Request, timeout: Duration) -> io::Result<()> {
-    // Appends fsync under the partition lock, and a fetch of the same partition waits for that
-    // lock: keep all of it off the async workers.
-    let encode_err = |e| io::Error::new(io::ErrorKind::InvalidData, e);
-    if let Request::ModifyTopic(m) = request {
-        // Talks to ZooKeeper: handled on the async side, its file I/O on blocking threads.
-        let mut out = BytesMut::new();
-        crate::admin::handle(state, m).await.encode(&mut out).map_err(encode_err)?;
-        return write_all(stream, &out, timeout).await;
-    }
-    let outcome = {
-        let state = state.clone();
-        tokio::task::spawn_blocking(move || handle(&state, request)).await.map_err(io::Error::other)?
-    };
-    match outcome {
-        Outcome::NoResponse => Ok(()),
-        Outcome::Close(reason) => Err(io::Error::new(io::ErrorKind::InvalidData, reason)),
-        Outcome::Offsets(o) => {
-            let mut out = BytesMut::new();
-            o.encode(&mut out).map_err(encode_err)?;
-            write_all(stream, &out, timeout).await
-        }
-        Outcome::Fetch(answer) => {
-            let header = FetchResponse::header(answer.error, answer.len() as usize).map_err(encode_err)?;
-            let _cork = Cork::new(stream);
-            write_all(stream, &header, timeout).await?;
-            send_data(stream, &answer, timeout).await
-        }
-        Outcome::MultiFetch(answers) => {
-            let total = answers.iter().map(|a| a.len() as usize).sum();
-            let header = MultiFetchResponse::header(answers.len(), total).map_err(encode_err)?;
-            let _cork = Cork::new(stream);
-            write_all(stream, &header, timeout).await?;
-            for a in &answers {
-                let h = FetchResponse::header(a.error, a.len() as usize).map_err(encode_err)?;
-                write_all(stream, &h, timeout).await?;
-                send_data(stream, a, timeout).await?;
-            }
-            Ok(())
-        }
-    }
-}
-
-async fn send_data(stream: &TcpStream, answer: &FetchAnswer, timeout: Duration) -> io::Result<()> {
-    match &answer.data {
-        Some(slice) if !slice.is_empty() => send_slice(stream, slice, timeout).await,
-        _ => Ok(()),
     }
 }

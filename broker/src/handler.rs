@@ -9,7 +9,7 @@ use std::sync::Arc;
 use kafka_wire_runtime::legacy::{
     validate_topic, ErrorCode, FetchRequest, OffsetsRequest, OffsetsResponse, ProduceRequest, Request,
 };
-use kafka_wire_runtime::log::{FileSlice, LogError};
+use kafka_wire_runtime::log::{FileSlice, FlushPoint, LogError};
 use tracing::{debug, warn};
 
 use crate::state::BrokerState;
@@ -49,42 +49,97 @@ pub enum Outcome {
 /// Largest FETCH / MULTIFETCH response body the i32 size field can describe.
 const MAX_RESPONSE: u64 = i32::MAX as u64;
 
-pub fn handle(state: &Arc<BrokerState>, request: Request) -> Outcome {
-    match request {
-        Request::Produce(p) => match produce(state, &p) {
-            Ok(()) => Outcome::NoResponse,
-            Err(reason) => Outcome::Close(reason),
-        },
-        Request::MultiProduce(entries) => {
-            for p in &entries {
-                if let Err(reason) = produce(state, p) {
-                    return Outcome::Close(reason);
-                }
-            }
-            Outcome::NoResponse
+/// What a run of PRODUCE / MULTIPRODUCE requests did.
+#[derive(Debug, Default)]
+pub struct ProduceOutcome {
+    /// Flushes that `log.flush.interval` asked for, at most one per log (the furthest). 0.7
+    /// fsyncs inline before it reads the next request; here the fsync runs in the background
+    /// and the connection waits for these before it answers anything, so what a client can
+    /// observe is the same.
+    pub flushes: Vec<FlushPoint>,
+    /// Set when a request failed in a way that closes the connection (later ones were skipped).
+    pub close: Option<String>,
+}
+
+impl ProduceOutcome {
+    /// Adds a flush point, keeping one per log.
+    pub fn owe(flushes: &mut Vec<FlushPoint>, point: FlushPoint) {
+        match flushes.iter_mut().find(|p| p.same_log(&point)) {
+            Some(p) if p.offset() < point.offset() => *p = point,
+            Some(_) => {}
+            None => flushes.push(point),
         }
-        Request::Fetch(f) => Outcome::Fetch(fetch(state, &f, MAX_RESPONSE - 2)),
-        Request::MultiFetch(entries) => {
-            // Keep the total within i32: later entries get what is left.
-            let mut budget = MAX_RESPONSE.saturating_sub(2 + 6 * entries.len() as u64);
-            let answers = entries
-                .iter()
-                .map(|f| {
-                    let a = fetch(state, f, budget);
-                    budget -= a.len();
-                    a
-                })
-                .collect();
-            Outcome::MultiFetch(answers)
-        }
-        Request::Offsets(o) => Outcome::Offsets(offsets(state, &o)),
-        // The connection hands MODIFY_TOPIC to `crate::admin` before it gets here.
-        Request::ModifyTopic(_) => Outcome::Close("MODIFY_TOPIC must go through the admin handler".into()),
     }
 }
 
-/// One PRODUCE entry. `Err` means close the connection.
-fn produce(state: &Arc<BrokerState>, p: &ProduceRequest) -> Result<(), String> {
+/// Whether a request is a PRODUCE or MULTIPRODUCE (no response, handled by [`produce_all`]).
+pub fn is_produce(request: &Request) -> bool {
+    matches!(request, Request::Produce(_) | Request::MultiProduce(_))
+}
+
+/// Appends the PRODUCE and MULTIPRODUCE requests in order (other requests are skipped), stopping
+/// at the first one that closes the connection.
+pub fn produce_all(state: &Arc<BrokerState>, requests: impl IntoIterator<Item = Request>) -> ProduceOutcome {
+    let mut out = ProduceOutcome::default();
+    for request in requests {
+        let entries = match request {
+            Request::Produce(p) => vec![p],
+            Request::MultiProduce(entries) => entries,
+            _ => continue,
+        };
+        for p in &entries {
+            match produce(state, p) {
+                Ok(Some(point)) => ProduceOutcome::owe(&mut out.flushes, point),
+                Ok(None) => {}
+                Err(reason) => {
+                    out.close = Some(reason);
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Handles a request that is answered (PRODUCE and MULTIPRODUCE go through [`produce_all`]).
+/// `None` when a log it needs is locked and `nonblocking` is set: call again where blocking is
+/// fine.
+pub fn handle(state: &Arc<BrokerState>, request: &Request, nonblocking: bool) -> Option<Outcome> {
+    Some(match request {
+        Request::Produce(_) | Request::MultiProduce(_) => {
+            if nonblocking {
+                return None;
+            }
+            match produce_all(state, [request.clone()]).close {
+                None => Outcome::NoResponse,
+                Some(reason) => Outcome::Close(reason),
+            }
+        }
+        Request::Fetch(f) => Outcome::Fetch(fetch(state, f, MAX_RESPONSE - 2, nonblocking)?),
+        Request::MultiFetch(entries) => {
+            // Keep the total within i32: later entries get what is left.
+            let mut budget = MAX_RESPONSE.saturating_sub(2 + 6 * entries.len() as u64);
+            let mut answers = Vec::with_capacity(entries.len());
+            for f in entries {
+                let a = fetch(state, f, budget, nonblocking)?;
+                budget -= a.len();
+                answers.push(a);
+            }
+            Outcome::MultiFetch(answers)
+        }
+        Request::Offsets(o) => {
+            if nonblocking {
+                return None;
+            }
+            Outcome::Offsets(offsets(state, o))
+        }
+        // The connection hands MODIFY_TOPIC to `crate::admin` before it gets here.
+        Request::ModifyTopic(_) => Outcome::Close("MODIFY_TOPIC must go through the admin handler".into()),
+    })
+}
+
+/// One PRODUCE entry: the flush it asks for, if any. `Err` means close the connection.
+fn produce(state: &Arc<BrokerState>, p: &ProduceRequest) -> Result<Option<FlushPoint>, String> {
     validate_topic(&p.topic, state.max_topic_name_length()).map_err(|e| format!("produce: invalid topic name: {e}"))?;
     let count = state.partition_count(&p.topic);
     let partition = match p.partition {
@@ -94,19 +149,20 @@ fn produce(state: &Arc<BrokerState>, p: &ProduceRequest) -> Result<(), String> {
         }
         n => n,
     };
-    let result = state.logs().append(&p.topic, partition, &p.messages);
+    let result = state.logs().append_deferred(&p.topic, partition, &p.messages);
     // A log exists from here on even if the set was refused (0.7 creates it first).
     if state.logs().get(&p.topic, partition).is_some() {
         state.note_topic(&p.topic);
     }
     match result {
-        Ok(info) => {
+        Ok(appended) => {
+            let info = appended.info;
             debug!(topic = %p.topic, partition, offset = info.offset, bytes = info.bytes, "appended");
-            Ok(())
+            Ok(appended.flush)
         }
         Err(LogError::MessageTooLarge { offset, size, max }) => {
             warn!(topic = %p.topic, partition, offset, size, max, "dropping produce: message larger than max.message.size");
-            Ok(())
+            Ok(None)
         }
         Err(LogError::InvalidMessageSet(e)) => Err(format!("produce to {}-{partition}: {e}", p.topic)),
         Err(e) => {
@@ -116,24 +172,30 @@ fn produce(state: &Arc<BrokerState>, p: &ProduceRequest) -> Result<(), String> {
     }
 }
 
-fn fetch(state: &Arc<BrokerState>, f: &FetchRequest, budget: u64) -> FetchAnswer {
+/// One FETCH entry; `None` when `nonblocking` and the log is locked.
+fn fetch(state: &Arc<BrokerState>, f: &FetchRequest, budget: u64, nonblocking: bool) -> Option<FetchAnswer> {
     if let Err(e) = validate_topic(&f.topic, state.max_topic_name_length()) {
         debug!(error = %e, "fetch: invalid topic name");
-        return FetchAnswer::error(ErrorCode::Unknown);
+        return Some(FetchAnswer::error(ErrorCode::Unknown));
     }
     let count = state.partition_count(&f.topic);
     if f.partition < 0 || f.partition >= count {
-        return FetchAnswer::error(ErrorCode::WrongPartition);
+        return Some(FetchAnswer::error(ErrorCode::WrongPartition));
     }
     let max = i64::from(f.max_size).min(budget as i64);
-    match state.logs().read(&f.topic, f.partition, f.offset, max) {
+    let read = if nonblocking {
+        state.logs().try_read(&f.topic, f.partition, f.offset, max)?
+    } else {
+        state.logs().read(&f.topic, f.partition, f.offset, max)
+    };
+    Some(match read {
         Ok(data) => FetchAnswer { error: ErrorCode::NoError, data },
         Err(LogError::OffsetOutOfRange { .. }) => FetchAnswer::error(ErrorCode::OffsetOutOfRange),
         Err(e) => {
             warn!(topic = %f.topic, partition = f.partition, error = %e, "fetch failed");
             FetchAnswer::error(ErrorCode::Unknown)
         }
-    }
+    })
 }
 
 fn offsets(state: &Arc<BrokerState>, o: &OffsetsRequest) -> OffsetsResponse {

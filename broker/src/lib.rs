@@ -3,7 +3,8 @@
 //!
 //! * [`config`] / [`properties`]: 0.7's `server.properties`, checked strictly.
 //! * [`server::Broker`]: start-up, accept loop, flush and retention tasks, graceful shutdown.
-//! * [`connection`] / [`handler`]: per-connection framing and 0.7's request semantics.
+//! * [`connection`] / [`handler`] / [`respond`]: per-connection framing and pipelining, 0.7's
+//!   request semantics, and answers.
 //! * [`transport`]: responses, with log bytes sent by `sendfile` on Linux.
 //! * [`zk`]: ZooKeeper registration in 0.7's layout, and the topic-configuration watch.
 //! * [`admin`] / [`topic_settings`] / [`config_file`]: ModifyTopic (request type 5): create,
@@ -17,6 +18,7 @@ pub mod config_file;
 pub mod connection;
 pub mod handler;
 pub mod properties;
+pub mod respond;
 pub mod server;
 pub mod state;
 pub mod topic_settings;

@@ -88,9 +88,14 @@ fn bind(config: &BrokerConfig) -> Result<TcpListener, StartError> {
     }
     .map_err(err)?;
     socket.set_reuseaddr(true).map_err(err)?;
-    // Accepted sockets inherit these (0.7's socket.send.buffer / socket.receive.buffer).
-    socket.set_send_buffer_size(config.socket_send_buffer).map_err(err)?;
-    socket.set_recv_buffer_size(config.socket_receive_buffer).map_err(err)?;
+    // Accepted sockets inherit these (0.7's socket.send.buffer / socket.receive.buffer); when
+    // they are not configured the kernel autotunes both.
+    if let Some(size) = config.socket_send_buffer {
+        socket.set_send_buffer_size(size).map_err(err)?;
+    }
+    if let Some(size) = config.socket_receive_buffer {
+        socket.set_recv_buffer_size(size).map_err(err)?;
+    }
     socket.bind(addr).map_err(err)?;
     socket.listen(1024).map_err(err)
 }
@@ -103,10 +108,11 @@ impl Broker {
         let opened = {
             let config = config.clone();
             tokio::task::spawn_blocking(move || {
-                LogManager::open(&config.log_dir, config.log.clone(), config.topic_overrides.clone()).map(|mut m| {
-                    m.set_max_topic_name_length(config.max_topic_name_length);
-                    m
-                })
+                let mut m = LogManager::open(&config.log_dir, config.log.clone(), config.topic_overrides.clone())?;
+                m.set_max_topic_name_length(config.max_topic_name_length);
+                // Group commit: log.flush.interval's fsyncs run off the append path.
+                m.start_background_flush()?;
+                Ok(m)
             })
             .await
             .map_err(|e| StartError::LogTask { dir: dir.clone(), detail: e.to_string() })?
@@ -280,6 +286,13 @@ async fn flush_task(state: Arc<BrokerState>, interval: Duration, mut shutdown: w
         tokio::select! {
             _ = crate::zk::stopped(&mut shutdown) => return,
             _ = tokio::time::sleep(interval) => {}
+        }
+        let (errors, dropped) = state.logs().take_flush_errors();
+        for e in errors {
+            error!("background flush failed: {e}");
+        }
+        if dropped > 0 {
+            error!("{dropped} more background flushes failed");
         }
         let logs = state.logs().clone();
         match tokio::task::spawn_blocking(move || logs.flush_due()).await {

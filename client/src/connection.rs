@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use kafka_wire_runtime::legacy::{
     FetchRequest, FetchResponse, LegacyError, MultiFetchResponse, OffsetsRequest, OffsetsResponse, ProduceRequest,
-    Request,
+    RecvBuffer, Request,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -20,15 +20,23 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_RESPONSE_SIZE: usize = 1 << 30;
 /// How far ahead of received bytes the read buffer may grow.
 const READ_STEP: usize = 1 << 20;
+/// Bytes a FETCH answer or MULTIFETCH entry may hold besides its message set (error code and
+/// size fields, with room to spare).
+const FETCH_ANSWER_OVERHEAD: usize = 64;
 
 #[derive(Debug)]
 pub struct BrokerConnection {
     addr: String,
     stream: TcpStream,
     write_buf: BytesMut,
-    read_buf: BytesMut,
+    /// Received bytes; answers are split off it without copying (see [`RecvBuffer`]).
+    read_buf: RecvBuffer,
     timeout: Duration,
     max_response: usize,
+    /// The largest answer the fetches sent on this connection allow. A frame within it gets
+    /// room for all its bytes as soon as its size is known (the size comes from our own
+    /// request, not from the peer's claim); a larger claim grows as its bytes arrive.
+    fetch_room: usize,
 }
 
 impl BrokerConnection {
@@ -50,9 +58,10 @@ impl BrokerConnection {
             addr: addr.to_owned(),
             stream,
             write_buf: BytesMut::new(),
-            read_buf: BytesMut::new(),
+            read_buf: RecvBuffer::default(),
             timeout,
             max_response: DEFAULT_MAX_RESPONSE_SIZE,
+            fetch_room: 0,
         })
     }
 
@@ -90,6 +99,16 @@ impl BrokerConnection {
     }
 
     async fn send(&mut self, request: &Request) -> Result<()> {
+        if matches!(request, Request::Produce(_) | Request::MultiProduce(_)) {
+            // Message sets go out from their own buffers, without a copy into `write_buf`.
+            let chunks = request.encode_chunks().map_err(ClientError::Encode)?;
+            let write = write_all_chunks(&mut self.stream, &chunks);
+            return match tokio::time::timeout(self.timeout, write).await {
+                Err(_) => Err(ClientError::Timeout { addr: self.addr.clone(), secs: self.timeout.as_secs() }),
+                Ok(Err(e)) => Err(self.io_err(e)),
+                Ok(Ok(())) => Ok(()),
+            };
+        }
         self.write_buf.clear();
         request.encode(&mut self.write_buf).map_err(ClientError::Encode)?;
         let write = self.stream.write_all(&self.write_buf);
@@ -123,7 +142,8 @@ impl BrokerConnection {
 
     async fn read_frame_inner(&mut self) -> Result<Bytes> {
         self.fill(4).await?;
-        let size = i32::from_be_bytes([self.read_buf[0], self.read_buf[1], self.read_buf[2], self.read_buf[3]]);
+        let buf = self.read_buf.bytes();
+        let size = i32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]);
         let size = match usize::try_from(size) {
             Ok(n) if (2..=self.max_response).contains(&n) => n,
             _ => {
@@ -134,20 +154,32 @@ impl BrokerConnection {
             }
         };
         self.fill(4 + size).await?;
-        self.read_buf.advance(4);
-        Ok(self.read_buf.split_to(size).freeze())
+        let buf = self.read_buf.bytes();
+        buf.advance(4);
+        Ok(buf.split_to(size).freeze())
     }
 
+    /// Reads until `want` bytes are buffered, and never more: reading on into the next frame
+    /// would leave its start at the end of a block, to be moved (copied) into a larger one once
+    /// its size is known. Stopping at the frame's end, the next frame starts in room of its own.
     async fn fill(&mut self, want: usize) -> Result<()> {
         while self.read_buf.len() < want {
-            self.read_buf.reserve((want - self.read_buf.len()).min(READ_STEP));
-            match self.stream.read_buf(&mut self.read_buf).await {
+            let missing = want - self.read_buf.len();
+            // Room for the whole frame at once when a fetch of ours allows that much, so that it
+            // arrives in one block; anything larger grows with the bytes that actually arrive.
+            self.read_buf.reserve(if missing <= self.fetch_room { missing } else { missing.min(READ_STEP) });
+            let mut room = self.read_buf.bytes().limit(missing);
+            match self.stream.read_buf(&mut room).await {
                 Ok(0) => return Err(ClientError::Closed { addr: self.addr.clone() }),
                 Ok(_) => {}
                 Err(e) => return Err(self.io_err(e)),
             }
         }
         Ok(())
+    }
+
+    fn allow_answer(&mut self, bound: usize) {
+        self.fetch_room = self.fetch_room.max(bound.min(self.max_response));
     }
 
     fn protocol(&self, source: LegacyError) -> ClientError {
@@ -166,7 +198,20 @@ impl BrokerConnection {
 
     /// FETCH: raw message-set bytes from `offset`; the last message may be cut off.
     pub async fn fetch(&mut self, request: FetchRequest) -> Result<FetchResponse> {
-        self.send(&Request::Fetch(request)).await?;
+        self.send_fetch(request).await?;
+        self.receive_fetch().await
+    }
+
+    /// Sends a FETCH without waiting for its answer (see [`BrokerConnection::receive_fetch`]).
+    /// The broker answers requests in order, so a caller may send the next fetch before it
+    /// has decoded the previous answer.
+    pub async fn send_fetch(&mut self, request: FetchRequest) -> Result<()> {
+        self.allow_answer(fetch_answer_bound(&request));
+        self.send(&Request::Fetch(request)).await
+    }
+
+    /// Reads the answer to the oldest FETCH sent and not yet answered.
+    pub async fn receive_fetch(&mut self) -> Result<FetchResponse> {
         let frame = self.read_frame().await?;
         FetchResponse::decode(frame).map_err(|e| self.protocol(e))
     }
@@ -174,7 +219,19 @@ impl BrokerConnection {
     /// MULTIFETCH: one entry per request entry, in request order, each with its own error.
     pub async fn multifetch(&mut self, requests: Vec<FetchRequest>) -> Result<Vec<FetchResponse>> {
         let count = requests.len();
-        self.send(&Request::MultiFetch(requests)).await?;
+        self.send_multifetch(requests).await?;
+        self.receive_multifetch(count).await
+    }
+
+    /// Sends a MULTIFETCH without waiting for its answer.
+    pub async fn send_multifetch(&mut self, requests: Vec<FetchRequest>) -> Result<()> {
+        let bound = requests.iter().fold(FETCH_ANSWER_OVERHEAD, |sum, r| sum.saturating_add(fetch_answer_bound(r)));
+        self.allow_answer(bound);
+        self.send(&Request::MultiFetch(requests)).await
+    }
+
+    /// Reads the answer to the oldest MULTIFETCH sent, which asked for `count` entries.
+    pub async fn receive_multifetch(&mut self, count: usize) -> Result<Vec<FetchResponse>> {
         let frame = self.read_frame().await?;
         let response = MultiFetchResponse::decode(frame).map_err(|e| self.protocol(e))?;
         if response.entries.len() != count {
@@ -213,5 +270,95 @@ impl BrokerConnection {
         u64::try_from(first).map_err(|_| {
             self.protocol(LegacyError::NegativeLength { what: "offset in OFFSETS response", offset: 10, value: first })
         })
+    }
+}
+
+/// The most bytes an answer to `request` may hold: its message set and the fields around it.
+fn fetch_answer_bound(request: &FetchRequest) -> usize {
+    usize::try_from(request.max_size).unwrap_or(0).saturating_add(FETCH_ANSWER_OVERHEAD)
+}
+
+/// Most slices handed to one vectored write (well under any platform's IOV_MAX).
+const MAX_IOV: usize = 64;
+
+/// Writes every chunk in order with vectored writes, resuming after partial writes.
+async fn write_all_chunks(stream: &mut TcpStream, chunks: &[Bytes]) -> std::io::Result<()> {
+    let (mut index, mut offset) = (0, 0);
+    while index < chunks.len() {
+        let slices: Vec<std::io::IoSlice<'_>> = chunks[index..]
+            .iter()
+            .take(MAX_IOV)
+            .enumerate()
+            .map(|(i, c)| std::io::IoSlice::new(if i == 0 { &c[offset..] } else { &c[..] }))
+            .collect();
+        let mut n = stream.write_vectored(&slices).await?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        while n > 0 && index < chunks.len() {
+            let left = chunks[index].len() - offset;
+            if n < left {
+                offset += n;
+                n = 0;
+            } else {
+                n -= left;
+                index += 1;
+                offset = 0;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::net::TcpListener;
+
+    fn fetch_frame(body: &[u8]) -> Vec<u8> {
+        let size = i32::try_from(body.len() + 2).unwrap();
+        let mut frame = size.to_be_bytes().to_vec();
+        frame.extend_from_slice(&0i16.to_be_bytes());
+        frame.extend_from_slice(body);
+        frame
+    }
+
+    /// Answers that arrive back to back, in pieces that cut across frame boundaries, come
+    /// out whole and in order: a read stops at its frame's end, and a frame too large for the
+    /// fetch asked for still arrives (grown as its bytes come).
+    #[tokio::test]
+    async fn pipelined_answers_split_at_frame_boundaries() {
+        let bodies: Vec<Vec<u8>> = [10usize, 3 << 20, 0, 70_000, 5 << 20]
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (0..n).map(|j| (j * 7 + i) as u8).collect())
+            .collect();
+        let stream: Vec<u8> = bodies.iter().flat_map(|b| fetch_frame(b)).collect();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let server = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            // Pieces of odd sizes, so frames and reads never line up.
+            for piece in stream.chunks(123_457) {
+                s.write_all(piece).await.unwrap();
+                tokio::task::yield_now().await;
+            }
+            s
+        });
+        let mut conn = BrokerConnection::connect(&addr).await.unwrap();
+        // Asks for 4 MiB: the 5 MiB answer is more than that and is received in steps.
+        for _ in &bodies {
+            let request = FetchRequest { topic: "t".into(), partition: 0, offset: 0, max_size: 4 << 20 };
+            conn.send_fetch(request).await.unwrap();
+        }
+        for body in &bodies {
+            let answer = conn.receive_fetch().await.unwrap();
+            assert_eq!(answer.error, kafka_wire_runtime::legacy::ErrorCode::NoError);
+            assert_eq!(answer.messages.len(), body.len());
+            assert!(answer.messages[..] == body[..]);
+        }
+        // Nothing was read beyond the last frame.
+        assert!(conn.read_buf.is_empty());
+        drop(server.await.unwrap());
     }
 }

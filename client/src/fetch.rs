@@ -32,22 +32,43 @@ pub enum Decoded {
     TooSmall { needed: usize },
 }
 
+/// How a fetched message set ended, for [`decode_each`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetEnd {
+    /// Every complete outer entry was decoded; fetch from `next_offset` next.
+    Next { next_offset: u64 },
+    /// The first entry is longer than the response: a fetch of `needed` bytes would hold it.
+    TooSmall { needed: usize },
+}
+
 /// Decodes a fetch response's bytes taken from log offset `base`. A CRC failure or other
 /// corruption is an error, even after good messages, because skipping it would lose data.
 pub fn decode_set(set: Bytes, base: u64) -> Result<Decoded, LegacyError> {
-    let mut iter = DeepIter::new(set, base);
     let mut messages = Vec::new();
+    match decode_each(set, base, |m| messages.push(m))? {
+        SetEnd::Next { next_offset } => Ok(Decoded::Messages { messages, next_offset }),
+        SetEnd::TooSmall { needed } => Ok(Decoded::TooSmall { needed }),
+    }
+}
+
+/// [`decode_set`] handing each message to `f` instead of collecting them, so a caller can put
+/// them straight where it wants them. On `TooSmall` nothing was handed over.
+pub fn decode_each(set: Bytes, base: u64, mut f: impl FnMut(Fetched)) -> Result<SetEnd, LegacyError> {
+    let mut iter = DeepIter::new(set, base);
+    let mut any = false;
     for item in iter.by_ref() {
         match item {
-            Ok(m) => messages.push(Fetched { offset: m.outer_offset, next_offset: m.next_offset, payload: m.payload }),
-            Err(LegacyError::MessageLargerThanFetchSize { needed, .. }) if messages.is_empty() => {
-                return Ok(Decoded::TooSmall { needed });
+            Ok(m) => {
+                any = true;
+                f(Fetched { offset: m.outer_offset, next_offset: m.next_offset, payload: m.payload });
+            }
+            Err(LegacyError::MessageLargerThanFetchSize { needed, .. }) if !any => {
+                return Ok(SetEnd::TooSmall { needed });
             }
             Err(e) => return Err(e),
         }
     }
-    let next_offset = base.saturating_add(iter.valid_bytes() as u64);
-    Ok(Decoded::Messages { messages, next_offset })
+    Ok(SetEnd::Next { next_offset: base.saturating_add(iter.valid_bytes() as u64) })
 }
 
 /// The fetch size of one partition: starts at `initial`, grows (at least doubling) to hold a

@@ -183,11 +183,27 @@ impl Producer {
         }
         let records = std::mem::take(&mut self.pending);
         let mut targets = Vec::with_capacity(records.len());
+        // Candidates per topic, looked up once per batch (a batch rarely has more than a few).
+        let mut candidates: Vec<(String, Targets)> = Vec::new();
         for r in &records {
-            match self.choose(r).await {
+            let known = candidates.iter().position(|(t, _)| *t == r.topic);
+            let index = match known {
+                Some(i) => i,
+                None => match self.targets(&r.topic).await {
+                    Ok(t) => {
+                        candidates.push((r.topic.clone(), t));
+                        candidates.len() - 1
+                    }
+                    Err(e) => {
+                        // Nothing was sent: keep the records for the next attempt.
+                        self.pending = records;
+                        return Err(e);
+                    }
+                },
+            };
+            match self.choose(&candidates[index].1, r) {
                 Ok(t) => targets.push(t),
                 Err(e) => {
-                    // Nothing was sent: keep the records for the next attempt.
                     self.pending = records;
                     return Err(e);
                 }
@@ -357,8 +373,8 @@ impl Producer {
         Ok(targets)
     }
 
-    async fn choose(&mut self, record: &Record) -> Result<(i32, i32)> {
-        let targets = self.targets(&record.topic).await?;
+    /// The (broker, partition) for `record` among its topic's `targets` (never empty).
+    fn choose(&self, targets: &Targets, record: &Record) -> Result<(i32, i32)> {
         if let Some(p) = record.partition {
             let broker = targets
                 .iter()
@@ -368,7 +384,8 @@ impl Producer {
                 .ok_or_else(|| ClientError::NoBroker(record.topic.clone()))?;
             return Ok((broker, p));
         }
-        Ok(targets[self.config.partitioner.choose(record.key.as_deref(), targets.len())])
+        let i = self.config.partitioner.choose(record.key.as_deref(), targets.len());
+        targets.get(i).copied().ok_or_else(|| ClientError::NoBroker(record.topic.clone()))
     }
 }
 

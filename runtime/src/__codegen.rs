@@ -7,12 +7,14 @@ use bytes::BufMut;
 pub use bytes::{Bytes, BytesMut};
 
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::fixed_array::{Fixed, FixedArray};
 pub use crate::records::Records;
 pub use crate::str_bytes::StrBytes;
 pub use crate::tagged::UnknownTags;
 pub use crate::traits::{Decode, Encode, Message, Request, Response};
 pub use crate::version::VersionRange;
 pub use crate::wire::*;
+pub use crate::writer::{write_contiguous, write_vectored, Writer};
 pub use bytes::{Buf, BufMut as BufMutTrait};
 pub use uuid::Uuid;
 
@@ -105,18 +107,42 @@ fn too_long(length: usize, max: usize) -> EncodeError {
 /// 0 for null. A length is checked against the bytes remaining times `min_elem_size`.
 #[inline(always)]
 fn get_len(buf: &mut Bytes, compact: bool, wide: bool, min_elem_size: usize) -> Result<Option<usize>, DecodeError> {
-    // Fast path, inlined: a one-byte compact length that fits the input. Anything else
-    // (null, multi-byte, classic, or an error) takes the general path from the same position.
-    if compact {
-        if let Some(&byte @ 1..=0x7f) = buf.first() {
-            let len = usize::from(byte - 1);
-            if len.saturating_mul(min_elem_size.max(1)) < buf.len() {
-                buf.advance(1);
-                return Ok(Some(len));
-            }
+    // Fast path, inlined: a non-null length that fits the input, in its usual encodings
+    // (compact varint of up to 3 bytes, classic i16/i32). Anything else (null, longer or
+    // non-canonical varints, negative lengths, errors) takes the general path from the same
+    // position.
+    if let Some((len, used)) = peek_len(buf, compact, wide) {
+        if len.saturating_mul(min_elem_size.max(1)) <= buf.len() - used {
+            buf.advance(used);
+            return Ok(Some(len));
         }
     }
     get_len_general(buf, compact, wide, min_elem_size)
+}
+
+/// A non-null length at the front of `buf` and the bytes it takes, when it is in a common form.
+#[inline(always)]
+fn peek_len(buf: &[u8], compact: bool, wide: bool) -> Option<(usize, usize)> {
+    let (raw, used) = if compact {
+        match *buf {
+            [b0 @ 0..=0x7f, ..] => (u32::from(b0), 1),
+            [b0, b1 @ 0..=0x7f, ..] => (u32::from(b0 & 0x7f) | u32::from(b1) << 7, 2),
+            [b0, b1, b2 @ 0..=0x7f, ..] => (u32::from(b0 & 0x7f) | u32::from(b1 & 0x7f) << 7 | u32::from(b2) << 14, 3),
+            _ => return None,
+        }
+    } else if wide {
+        match *buf {
+            [a, b, c, d, ..] => (u32::try_from(i32::from_be_bytes([a, b, c, d])).ok()?.checked_add(1)?, 4),
+            _ => return None,
+        }
+    } else {
+        match *buf {
+            [a, b, ..] => (u32::try_from(i16::from_be_bytes([a, b])).ok()? + 1, 2),
+            _ => return None,
+        }
+    };
+    // `raw` is N+1 in every form here; 0 is null (or a non-canonical varint), left to the general path.
+    Some((raw.checked_sub(1)? as usize, used))
 }
 
 #[inline(never)]
@@ -254,17 +280,17 @@ pub fn get_bytes(buf: &mut Bytes, compact: bool) -> Result<Bytes, DecodeError> {
     get_nullable_bytes(buf, compact)?.ok_or_else(unexpected_null)
 }
 
-/// Writes a byte string.
+/// Writes a byte string; a vectored writer shares a long one instead of copying it.
 #[inline]
-pub fn put_bytes(buf: &mut BytesMut, value: &[u8], compact: bool) -> Result<(), EncodeError> {
+pub fn put_bytes(buf: &mut Writer, value: &Bytes, compact: bool) -> Result<(), EncodeError> {
     put_len(buf, Some(value.len()), compact, true)?;
-    buf.put_slice(value);
+    buf.put_shareable(value);
     Ok(())
 }
 
 /// Writes a byte string or null.
 #[inline]
-pub fn put_nullable_bytes(buf: &mut BytesMut, value: Option<&[u8]>, compact: bool) -> Result<(), EncodeError> {
+pub fn put_nullable_bytes(buf: &mut Writer, value: Option<&Bytes>, compact: bool) -> Result<(), EncodeError> {
     match value {
         Some(b) => put_bytes(buf, b, compact),
         None => put_len(buf, None, compact, true),
@@ -448,16 +474,11 @@ pub fn check_no_unknown_tags(unknown: &UnknownTags, version: i16) -> Result<(), 
     }
 }
 
-/// Writes a value into a scratch buffer, for tagged fields whose size is needed up front.
-#[inline]
-pub fn encode_tagged_value(
-    buf: &mut BytesMut,
-    tag: u32,
-    size: usize,
-    write: impl FnOnce(&mut BytesMut) -> Result<(), EncodeError>,
-) -> Result<(), EncodeError> {
-    put_tagged_header(buf, tag, size);
-    write(buf)
+/// Writes the `i32` size prefix of a frame.
+pub fn put_frame_size(buf: &mut BytesMut, size: usize) -> Result<(), EncodeError> {
+    let size = i32::try_from(size).map_err(|_| too_long(size, i32::MAX as usize))?;
+    buf.put_i32(size);
+    Ok(())
 }
 
 // ---- fixed-width writers, named like the readers ----
@@ -530,4 +551,52 @@ fn get_some_unknown_tags(buf: &mut Bytes, unknown: &mut UnknownTags) -> Result<(
         keep_unknown_tag(unknown, tag, value)?;
     }
     Ok(())
+}
+
+// ---- fixed-width values in bulk: runs of fields and arrays ----
+
+/// Writes bytes as they are (a run of fixed-width fields already encoded).
+#[inline]
+pub fn put_raw(buf: &mut BytesMut, raw: &[u8]) {
+    buf.put_slice(raw);
+}
+
+/// Writes an array of fixed-width values: the length, then the stored encoding in one copy.
+#[inline]
+pub fn put_fixed_array<T: Fixed>(buf: &mut BytesMut, values: &FixedArray<T>, compact: bool) -> Result<(), EncodeError> {
+    put_array_len(buf, Some(values.len()), compact)?;
+    put_short_or_long(buf, values.raw());
+    Ok(())
+}
+
+/// Copies `raw`; the usual short lengths of id lists (1-4 `int32`s, 1-2 `int64`s, a UUID) as
+/// copies of constant size, which compile to a move or two, where a copy of variable size
+/// calls `memmove` for a dozen bytes.
+#[inline(always)]
+fn put_short_or_long(buf: &mut BytesMut, raw: &[u8]) {
+    match raw.len() {
+        0 => {}
+        4 => buf.put_slice(&raw[..4]),
+        8 => buf.put_slice(&raw[..8]),
+        12 => buf.put_slice(&raw[..12]),
+        16 => buf.put_slice(&raw[..16]),
+        _ => buf.put_slice(raw),
+    }
+}
+
+/// Reads an array of fixed-width values that must not be null.
+#[inline]
+pub fn get_fixed_array<T: Fixed>(buf: &mut Bytes, compact: bool) -> Result<FixedArray<T>, DecodeError> {
+    get_nullable_fixed_array(buf, compact)?.ok_or_else(unexpected_null)
+}
+
+/// Reads an array of fixed-width values, or null, as a slice of the input: the length is
+/// checked against the bytes present and nothing is allocated.
+#[inline]
+pub fn get_nullable_fixed_array<T: Fixed>(
+    buf: &mut Bytes,
+    compact: bool,
+) -> Result<Option<FixedArray<T>>, DecodeError> {
+    let Some(n) = get_array_len(buf, compact, T::SIZE)? else { return Ok(None) };
+    Ok(Some(FixedArray::from_raw(take(buf, n * T::SIZE)?)))
 }

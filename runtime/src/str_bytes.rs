@@ -20,9 +20,12 @@ impl StrBytes {
     }
 
     /// The string.
+    #[allow(unsafe_code)]
     pub fn as_str(&self) -> &str {
-        // The constructors only admit valid UTF-8; fall back to "" rather than panic.
-        str::from_utf8(&self.0).unwrap_or_default()
+        // SAFETY: every constructor admits only valid UTF-8 (`from_utf8` checks it; `String`,
+        // `&str` and static literals are UTF-8 already), and the bytes are immutable. Checking
+        // again on every access would make each string read and each encode O(length).
+        unsafe { str::from_utf8_unchecked(&self.0) }
     }
 
     /// The underlying bytes.

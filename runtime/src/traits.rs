@@ -1,15 +1,35 @@
 //! The traits every generated message and struct implements.
 
+use crate::writer::{write_contiguous, write_vectored, Writer};
 use crate::{DecodeError, EncodeError, VersionRange};
 use bytes::{Bytes, BytesMut};
 
 /// Writes a value at a protocol version.
 pub trait Encode {
-    /// Appends the encoding of `self` at `version` to `buf`.
-    fn encode(&self, buf: &mut BytesMut, version: i16) -> Result<(), EncodeError>;
+    /// Appends the encoding of `self` at `version` to `writer`. Generated code implements
+    /// this; callers usually want [`Encode::encode`] or [`Encode::encode_vectored`].
+    fn encode_into(&self, writer: &mut Writer, version: i16) -> Result<(), EncodeError>;
 
-    /// The exact number of bytes `encode` writes at `version`.
+    /// The exact number of bytes the encoding at `version` takes.
     fn encoded_size(&self, version: i16) -> Result<usize, EncodeError>;
+
+    /// Appends the encoding of `self` at `version` to `buf`, copying every byte.
+    fn encode(&self, buf: &mut BytesMut, version: i16) -> Result<(), EncodeError> {
+        write_contiguous(buf, |writer| self.encode_into(writer, version))
+    }
+
+    /// Appends the encoding of `self` at `version` to `chunks` without copying byte and record
+    /// fields of [`DEFAULT_SHARE_FROM`](crate::writer::DEFAULT_SHARE_FROM) bytes or more: those chunks are clones of the message's
+    /// own `Bytes`. Everything else is copied into `scratch` (left empty, its spare capacity
+    /// kept for the next call) and split off as chunks. Send the result with `writev`.
+    fn encode_vectored(
+        &self,
+        scratch: &mut BytesMut,
+        chunks: &mut Vec<Bytes>,
+        version: i16,
+    ) -> Result<(), EncodeError> {
+        write_vectored(scratch, chunks, |writer| self.encode_into(writer, version))
+    }
 
     /// Encodes into a fresh buffer of exactly the right size.
     fn encode_to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {

@@ -70,6 +70,21 @@ proptest! {
         prop_assert_eq!(Request::decode(body(&frame)).unwrap(), req);
     }
 
+    /// The chunked encoding is the same frame, and message sets are passed through uncopied.
+    #[test]
+    fn chunked_encoding_is_the_same_frame(req in request()) {
+        let chunks = req.encode_chunks().unwrap();
+        prop_assert_eq!(chunks.concat(), req.to_bytes().unwrap().to_vec());
+        let sets: Vec<&Bytes> = match &req {
+            Request::Produce(p) => vec![&p.messages],
+            Request::MultiProduce(entries) => entries.iter().map(|e| &e.messages).collect(),
+            _ => vec![],
+        };
+        for set in sets.into_iter().filter(|s| !s.is_empty()) {
+            prop_assert!(chunks.iter().any(|c| c.as_ptr() == set.as_ptr() && c.len() == set.len()), "set not copied");
+        }
+    }
+
     /// Not for MODIFY_TOPIC, whose body is the rest of the frame (its own decoder decides).
     #[test]
     fn trailing_bytes_are_ignored(req in request(), extra in proptest::collection::vec(any::<u8>(), 1..20)) {

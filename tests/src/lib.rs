@@ -76,6 +76,11 @@ fn roundtrip<T: Message + Debug>(bytes: &[u8], version: i16) -> Result<String, S
     if size != out.len() {
         return Err(format!("encoded_size {size} but encode wrote {}", out.len()));
     }
+    let (mut scratch, mut chunks) = (BytesMut::new(), Vec::new());
+    value.encode_vectored(&mut scratch, &mut chunks, version).map_err(|e| format!("encode_vectored: {e}"))?;
+    if chunks.concat() != out[..] {
+        return Err(format!("vectored encoding differs: {}", hex::encode(chunks.concat())));
+    }
     let again = T::decode(&mut out.freeze(), version).map_err(|e| format!("second decode: {e}"))?;
     if again != value {
         return Err(format!("second decode differs: {again:?} vs {value:?}"));

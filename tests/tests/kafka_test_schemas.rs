@@ -44,7 +44,7 @@ fn default_tagged_fields_are_not_written() {
 #[test]
 fn tagged_fields_are_written_in_tag_order_and_read_back() {
     let m = SimpleExampleMessage {
-        my_tagged_int_array: vec![1, 2],
+        my_tagged_int_array: vec![1, 2].into(),
         my_int16: 7,
         my_string: StrBytes::from_static_str("hi"),
         my_tagged_struct: TaggedStruct { struct_id: "s".into(), ..Default::default() },
@@ -92,7 +92,7 @@ fn a_known_tag_at_a_version_where_it_is_not_tagged_is_an_error() {
 #[test]
 fn version_rules_for_fields_missing_from_a_version() {
     // Not ignorable: an error names the field.
-    let m = SimpleExampleMessage { my_tagged_int_array: vec![1], ..Default::default() };
+    let m = SimpleExampleMessage { my_tagged_int_array: vec![1].into(), ..Default::default() };
     let err = m.encode(&mut BytesMut::new(), 0).unwrap_err();
     assert!(matches!(err.kind(), EncodeErrorKind::FieldNotInVersion { version: 0 }));
     assert!(err.to_string().contains("SimpleExampleMessage.my_tagged_int_array"), "{err}");
@@ -104,8 +104,11 @@ fn version_rules_for_fields_missing_from_a_version() {
     // The reference's BrokerRegistration cases.
     let zk = BrokerRegistrationRequest { is_migrating_zk_broker: true, ..Default::default() };
     assert!(zk.encode(&mut BytesMut::new(), 0).is_err());
-    let ignorable =
-        BrokerRegistrationRequest { previous_broker_epoch: 5, log_dirs: vec![Uuid::nil()], ..Default::default() };
+    let ignorable = BrokerRegistrationRequest {
+        previous_broker_epoch: 5,
+        log_dirs: vec![Uuid::nil()].into(),
+        ..Default::default()
+    };
     assert!(ignorable.encode(&mut BytesMut::new(), 1).is_ok());
 }
 

@@ -36,7 +36,7 @@ fn request_body() -> BrokerRegistrationRequest {
         features: vec![Feature::default()],
         rack: Some(StrBytes::from_static_str("")),
         is_migrating_zk_broker: false,
-        log_dirs: vec![Uuid::nil()],
+        log_dirs: vec![Uuid::nil()].into(),
         previous_broker_epoch: 0,
         ..Default::default()
     }
@@ -81,7 +81,7 @@ fn request_frame_from_kafkas_own_schema_matches_the_project_schema() {
     let body = kafka_wire::messages::BrokerRegistrationRequest {
         listeners: vec![Default::default()],
         features: vec![Default::default()],
-        log_dirs: vec![Uuid::nil()],
+        log_dirs: vec![Uuid::nil()].into(),
         previous_broker_epoch: 0,
         ..Default::default()
     };

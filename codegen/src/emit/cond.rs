@@ -67,4 +67,13 @@ impl Cond {
             }
         }
     }
+
+    /// The expression `if cond { then } else { otherwise }`, folded when the condition is constant.
+    pub fn branch_expr(&self, then: TokenStream, otherwise: TokenStream) -> TokenStream {
+        match self {
+            Cond::Always => then,
+            Cond::Never => otherwise,
+            Cond::Test(t) => quote!(if #t { #then } else { #otherwise }),
+        }
+    }
 }

@@ -233,7 +233,11 @@ fn emit_kind_enum(kind: &Ident, doc: &str, variants: &[&Ident], bodies: &[Ident]
             }
             /// Appends the body at `version`.
             pub fn encode(&self, buf: &mut rt::BytesMut, version: i16) -> Result<(), rt::EncodeError> {
-                match self { #(#kind::#variants(b) => rt::Encode::encode(b, buf, version),)* }
+                rt::write_contiguous(buf, |w| self.encode_into(w, version))
+            }
+            /// Appends the body at `version` to a writer (contiguous or vectored).
+            pub fn encode_into(&self, w: &mut rt::Writer, version: i16) -> Result<(), rt::EncodeError> {
+                match self { #(#kind::#variants(b) => rt::Encode::encode_into(b, w, version),)* }
             }
             /// Encoded size of the body at `version`.
             pub fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
@@ -275,14 +279,24 @@ fn emit_frames() -> TokenStream {
 
             /// Appends the `i32` size prefix, header and body, at the header's api version.
             pub fn encode(&self, buf: &mut rt::BytesMut) -> Result<(), rt::EncodeError> {
+                rt::write_contiguous(buf, |w| self.encode_into(w))
+            }
+
+            /// The same bytes as `encode`, as chunks for `writev` that share large byte and
+            /// records values instead of copying them (see `Encode::encode_vectored`).
+            pub fn encode_vectored(&self, scratch: &mut rt::BytesMut, chunks: &mut Vec<rt::Bytes>) -> Result<(), rt::EncodeError> {
+                rt::write_vectored(scratch, chunks, |w| self.encode_into(w))
+            }
+
+            /// Appends the frame to a writer (contiguous or vectored).
+            pub fn encode_into(&self, w: &mut rt::Writer) -> Result<(), rt::EncodeError> {
                 let api_key = self.body.api_key();
                 let version = self.header.request_api_version;
                 let header_version = api_key.request_header_version(version);
                 let size = rt::Encode::encoded_size(&self.header, header_version)? + self.body.encoded_size(version)?;
-                let size = i32::try_from(size).map_err(|_| rt::EncodeError::new(rt::EncodeErrorKind::TooLong { length: size, max: i32::MAX as usize }))?;
-                rt::put_i32(buf, size);
-                rt::Encode::encode(&self.header, buf, header_version)?;
-                self.body.encode(buf, version)
+                rt::put_frame_size(w, size)?;
+                rt::Encode::encode_into(&self.header, w, header_version)?;
+                self.body.encode_into(w, version)
             }
         }
 
@@ -307,12 +321,22 @@ fn emit_frames() -> TokenStream {
 
             /// Appends the `i32` size prefix, header and body at `version`.
             pub fn encode(&self, buf: &mut rt::BytesMut, version: i16) -> Result<(), rt::EncodeError> {
+                rt::write_contiguous(buf, |w| self.encode_into(w, version))
+            }
+
+            /// The same bytes as `encode`, as chunks for `writev` that share large byte and
+            /// records values (a fetch's record data) instead of copying them.
+            pub fn encode_vectored(&self, scratch: &mut rt::BytesMut, chunks: &mut Vec<rt::Bytes>, version: i16) -> Result<(), rt::EncodeError> {
+                rt::write_vectored(scratch, chunks, |w| self.encode_into(w, version))
+            }
+
+            /// Appends the frame to a writer (contiguous or vectored).
+            pub fn encode_into(&self, w: &mut rt::Writer, version: i16) -> Result<(), rt::EncodeError> {
                 let header_version = self.body.api_key().response_header_version(version);
                 let size = rt::Encode::encoded_size(&self.header, header_version)? + self.body.encoded_size(version)?;
-                let size = i32::try_from(size).map_err(|_| rt::EncodeError::new(rt::EncodeErrorKind::TooLong { length: size, max: i32::MAX as usize }))?;
-                rt::put_i32(buf, size);
-                rt::Encode::encode(&self.header, buf, header_version)?;
-                self.body.encode(buf, version)
+                rt::put_frame_size(w, size)?;
+                rt::Encode::encode_into(&self.header, w, header_version)?;
+                self.body.encode_into(w, version)
             }
         }
     }

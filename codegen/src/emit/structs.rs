@@ -150,6 +150,10 @@ impl StructCtx<'_> {
         let encode = self.emit_encode(&plans);
         let size = self.emit_size(&plans);
         let decode = self.emit_decode(&plans);
+        // Inlining a nested struct's decoder into its parent's array loop lets the value be
+        // built in the vector's slot instead of on the stack and copied; inlining its encoder
+        // saves a call and a result per element of an array of small structs.
+        let decode_inline = if self.is_root { quote!() } else { quote!(#[inline]) };
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, PartialEq)]
@@ -165,7 +169,8 @@ impl StructCtx<'_> {
             }
 
             impl #rt::Encode for #ty {
-                fn encode(&self, buf: &mut #rt::BytesMut, version: i16) -> Result<(), #rt::EncodeError> {
+                #decode_inline
+                fn encode_into(&self, buf: &mut #rt::Writer, version: i16) -> Result<(), #rt::EncodeError> {
                     #encode
                 }
                 fn encoded_size(&self, version: i16) -> Result<usize, #rt::EncodeError> {
@@ -174,6 +179,7 @@ impl StructCtx<'_> {
             }
 
             impl #rt::Decode for #ty {
+                #decode_inline
                 fn decode(buf: &mut #rt::Bytes, version: i16) -> Result<Self, #rt::DecodeError> {
                     #decode
                 }
@@ -278,10 +284,13 @@ impl StructCtx<'_> {
         let rt = self.rt;
         let check = self.version_check(true);
         let flexible = self.flexible_binding();
-        let regular = plans.iter().map(|p| {
-            let ident = &p.ident;
-            let write = self.write_field(p, Val::place(quote!(self.#ident)));
-            self.regular_or_absent(p, write)
+        let regular = self.fixed_runs(plans).into_iter().map(|run| match run {
+            [p] => {
+                let ident = &p.ident;
+                let write = self.write_field(p, Val::place(quote!(self.#ident)));
+                self.regular_or_absent(p, write)
+            }
+            run => write_fixed_run(run, rt),
         });
         let tags = self.tag_section(
             plans,
@@ -327,6 +336,25 @@ impl StructCtx<'_> {
             #tags
             Ok(())
         }
+    }
+
+    /// The fields in order, consecutive fixed-width fields sent untagged at every version of
+    /// the struct grouped together: such a run is written as one slice.
+    fn fixed_runs<'p>(&self, plans: &'p [Plan<'p>]) -> Vec<&'p [Plan<'p>]> {
+        let bulk = |p: &Plan<'_>| {
+            matches!(p.regular, Cond::Always)
+                && matches!(p.tagged, Cond::Never)
+                && !p.option
+                && fixed_size(&p.field.ty).is_some()
+        };
+        let mut runs = Vec::new();
+        let mut start = 0;
+        while start < plans.len() {
+            let len = plans[start..].iter().take_while(|p| bulk(p)).count().max(1);
+            runs.push(&plans[start..start + len]);
+            start += len;
+        }
+        runs
     }
 
     fn emit_size(&self, plans: &[Plan<'_>]) -> TokenStream {
@@ -376,23 +404,34 @@ impl StructCtx<'_> {
         }
     }
 
+    /// Decoding reads every field into a local and builds the struct once at the end: no
+    /// `Default` value is built and then overwritten, and the struct is not copied around.
     fn emit_decode(&self, plans: &[Plan<'_>]) -> TokenStream {
         let rt = self.rt;
         let ty = type_ident(self.name);
         let flexible = self.flexible_binding();
         let name = self.name;
-        let regular = plans.iter().map(|p| {
-            let ident = &p.ident;
+        let tagged_idents: Vec<&Ident> = self.tagged_plans(plans).iter().map(|p| &p.ident).collect();
+        let locals = plans.iter().map(|p| {
+            let local = local_ident(&p.ident);
+            let mutable = if tagged_idents.contains(&&p.ident) { quote!(mut) } else { quote!() };
             let read = self.read_field(p);
-            p.regular.branch(quote!(this.#ident = #read;), quote!())
+            let default = default_expr(p.field, rt);
+            let value = p.regular.branch_expr(read, default);
+            quote!(let #mutable #local = #value;)
         });
+        let unknown_local = if self.has_tag_buffer() {
+            quote!(let mut unknown_tagged_fields = #rt::UnknownTags::new();)
+        } else {
+            quote!()
+        };
         let tags = self.tag_section(
             plans,
-            quote!(#rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields).within(#name, "unknown_tagged_fields")?;),
+            quote!(#rt::get_unknown_tags(buf, &mut unknown_tagged_fields).within(#name, "unknown_tagged_fields")?;),
             |tagged| {
                 let seen = quote!(let mut seen = 0u64;);
                 let arms = tagged.into_iter().map(|p| {
-                    let ident = &p.ident;
+                    let local = local_ident(&p.ident);
                     let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
                     let read = self.read_field(p);
                     let label = &p.label;
@@ -400,7 +439,7 @@ impl StructCtx<'_> {
                         #rt::note_known_tag(&mut seen, #tag).within(#name, "unknown_tagged_fields")?;
                         let declared = value.len();
                         let buf = &mut value;
-                        this.#ident = #read;
+                        #local = #read;
                         #rt::check_tagged_consumed(#tag, declared, buf).within(#name, #label)?;
                     };
                     let reject = quote!(return Err(#rt::tag_not_valid(#tag, version).within(#name, #label)););
@@ -414,19 +453,24 @@ impl StructCtx<'_> {
                         let (tag, mut value) = #rt::get_tagged_field(buf).within(#name, "unknown_tagged_fields")?;
                         match tag {
                             #(#arms)*
-                            _ => #rt::keep_unknown_tag(&mut this.unknown_tagged_fields, tag, value).within(#name, "unknown_tagged_fields")?,
+                            _ => #rt::keep_unknown_tag(&mut unknown_tagged_fields, tag, value).within(#name, "unknown_tagged_fields")?,
                         }
                     }
                 }
             },
             quote!(),
         );
+        let inits = plans.iter().map(|p| {
+            let (ident, local) = (&p.ident, local_ident(&p.ident));
+            quote!(#ident: #local,)
+        });
+        let unknown_init = if self.has_tag_buffer() { quote!(unknown_tagged_fields,) } else { quote!() };
         let body = quote! {
             #flexible
-            let mut this = #ty::default();
-            #(#regular)*
+            #(#locals)*
+            #unknown_local
             #tags
-            Ok(this)
+            Ok(#ty { #(#inits)* #unknown_init })
         };
         if self.is_root {
             let check = self.version_check(false);
@@ -490,7 +534,10 @@ impl StructCtx<'_> {
             FieldType::String => quote!(#rt::put_string(buf, #r, #compact).within(#name, #label)?;),
             FieldType::Bytes => quote!(#rt::put_bytes(buf, #r, #compact).within(#name, #label)?;),
             FieldType::Records => quote!(#rt::put_bytes(buf, #m.as_bytes(), #compact).within(#name, #label)?;),
-            FieldType::Struct(_) => quote!(#rt::Encode::encode(#r, buf, version).within(#name, #label)?;),
+            FieldType::Struct(_) => quote!(#rt::Encode::encode_into(#r, buf, version).within(#name, #label)?;),
+            FieldType::Array(inner) if fixed_size(inner).is_some() => {
+                quote!(#rt::put_fixed_array(buf, #r, #compact).within(#name, #label)?;)
+            }
             FieldType::Array(inner) => {
                 let elem = self.write_value(inner, Val::reference(quote!(el)), compact, label);
                 quote! {
@@ -568,6 +615,9 @@ impl StructCtx<'_> {
             FieldType::String => quote!(#rt::get_nullable_string(buf, #compact).within(#name, #label)?),
             FieldType::Bytes => quote!(#rt::get_nullable_bytes(buf, #compact).within(#name, #label)?),
             FieldType::Records => quote!(#rt::get_nullable_records(buf, #compact).within(#name, #label)?),
+            FieldType::Array(inner) if fixed_size(inner).is_some() => {
+                quote!(#rt::get_nullable_fixed_array(buf, #compact).within(#name, #label)?)
+            }
             FieldType::Array(inner) => {
                 let min = min_size(inner);
                 let elem = self.read_value(inner, compact, label);
@@ -615,6 +665,9 @@ impl StructCtx<'_> {
                 let t = type_ident(s);
                 quote!(<#t as #rt::Decode>::decode(buf, version).within(#name, #label)?)
             }
+            FieldType::Array(inner) if fixed_size(inner).is_some() => {
+                quote!(#rt::get_fixed_array(buf, #compact).within(#name, #label)?)
+            }
             FieldType::Array(inner) => {
                 let min = min_size(inner);
                 let elem = self.read_value(inner, compact, label);
@@ -627,6 +680,25 @@ impl StructCtx<'_> {
             }
         }
     }
+}
+
+/// Writes a run of fixed-width fields into a stack array and hands it to the buffer at once:
+/// one capacity check and copy instead of one per field.
+fn write_fixed_run(run: &[Plan<'_>], rt: &TokenStream) -> TokenStream {
+    let mut at = 0usize;
+    let writes = run.iter().map(|p| {
+        let ident = &p.ident;
+        let size = fixed_size(&p.field.ty).unwrap_or(0);
+        let (from, to) = (at, at + size);
+        at = to;
+        quote!(#rt::Fixed::write_be(self.#ident, &mut run[#from..#to]);)
+    });
+    let writes: Vec<TokenStream> = writes.collect();
+    quote! {{
+        let mut run = [0u8; #at];
+        #(#writes)*
+        #rt::put_raw(buf, &run);
+    }}
 }
 
 /// `value != default` for the field, written so that type inference and cheap checks work
@@ -659,6 +731,12 @@ fn not_default(field: &Field, value: TokenStream, rt: &TokenStream) -> TokenStre
             quote!(#value != #d)
         }
     }
+}
+
+/// The local a decoder reads a field into: prefixed, so that no field name (`version`,
+/// `value`, `count`, ...) can shadow the decoder's own variables.
+fn local_ident(field: &Ident) -> Ident {
+    format_ident!("f_{}", field.to_string().trim_start_matches("r#"))
 }
 
 fn lit(v: i16) -> Literal {

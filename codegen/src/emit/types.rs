@@ -30,6 +30,11 @@ pub fn value_type(ty: &FieldType, rt: &TokenStream) -> TokenStream {
             let t = type_ident(name);
             quote!(#t)
         }
+        // Fixed-width values stay in their wire form: decoding shares the input.
+        FieldType::Array(inner) if fixed_size(inner).is_some() => {
+            let t = value_type(inner, rt);
+            quote!(#rt::FixedArray<#t>)
+        }
         FieldType::Array(inner) => {
             let t = value_type(inner, rt);
             quote!(Vec<#t>)
@@ -126,6 +131,7 @@ fn implicit_default(ty: &FieldType, rt: &TokenStream) -> TokenStream {
             let t = type_ident(name);
             quote!(#t::default())
         }
+        FieldType::Array(inner) if fixed_size(inner).is_some() => quote!(#rt::FixedArray::new()),
         FieldType::Array(_) => quote!(Vec::new()),
     }
 }

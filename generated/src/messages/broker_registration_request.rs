@@ -20,7 +20,7 @@ pub struct BrokerRegistrationRequest {
     /// If the required configurations for ZK migration are present, this value is set to true. Versions 1+.
     pub is_migrating_zk_broker: bool,
     /// Log directories configured in this broker which are available. Versions 2+.
-    pub log_dirs: Vec<rt::Uuid>,
+    pub log_dirs: rt::FixedArray<rt::Uuid>,
     /// The epoch before a clean shutdown. Versions 3+.
     pub previous_broker_epoch: i64,
     /// Tagged fields this version of the code does not know, kept for re-encoding.
@@ -36,16 +36,16 @@ impl Default for BrokerRegistrationRequest {
             features: Vec::new(),
             rack: Some(rt::StrBytes::from_static_str("")),
             is_migrating_zk_broker: false,
-            log_dirs: Vec::new(),
+            log_dirs: rt::FixedArray::new(),
             previous_broker_epoch: -1i64,
             unknown_tagged_fields: rt::UnknownTags::new(),
         }
     }
 }
 impl rt::Encode for BrokerRegistrationRequest {
-    fn encode(
+    fn encode_into(
         &self,
-        buf: &mut rt::BytesMut,
+        buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 4))?;
@@ -56,13 +56,13 @@ impl rt::Encode for BrokerRegistrationRequest {
         rt::put_array_len(buf, Some(self.listeners.len()), true)
             .within("BrokerRegistrationRequest", "listeners")?;
         for el in self.listeners.iter() {
-            rt::Encode::encode(el, buf, version)
+            rt::Encode::encode_into(el, buf, version)
                 .within("BrokerRegistrationRequest", "listeners")?;
         }
         rt::put_array_len(buf, Some(self.features.len()), true)
             .within("BrokerRegistrationRequest", "features")?;
         for el in self.features.iter() {
-            rt::Encode::encode(el, buf, version)
+            rt::Encode::encode_into(el, buf, version)
                 .within("BrokerRegistrationRequest", "features")?;
         }
         match &self.rack {
@@ -86,11 +86,8 @@ impl rt::Encode for BrokerRegistrationRequest {
             }
         }
         if version >= 2 {
-            rt::put_array_len(buf, Some(self.log_dirs.len()), true)
+            rt::put_fixed_array(buf, &self.log_dirs, true)
                 .within("BrokerRegistrationRequest", "log_dirs")?;
-            for el in self.log_dirs.iter() {
-                rt::put_uuid(buf, el);
-            }
         }
         if version >= 3 {
             rt::put_i64(buf, self.previous_broker_epoch);
@@ -151,14 +148,13 @@ impl rt::Decode for BrokerRegistrationRequest {
         rt::decode_message(
             buf,
             |buf| {
-                let mut this = BrokerRegistrationRequest::default();
-                this.broker_id = rt::get_i32(buf)
+                let f_broker_id = rt::get_i32(buf)
                     .within("BrokerRegistrationRequest", "broker_id")?;
-                this.cluster_id = rt::get_string(buf, true)
+                let f_cluster_id = rt::get_string(buf, true)
                     .within("BrokerRegistrationRequest", "cluster_id")?;
-                this.incarnation_id = rt::get_uuid(buf)
+                let f_incarnation_id = rt::get_uuid(buf)
                     .within("BrokerRegistrationRequest", "incarnation_id")?;
-                this.listeners = {
+                let f_listeners = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
                         .within("BrokerRegistrationRequest", "listeners")?;
                     let mut items = Vec::with_capacity(n);
@@ -171,7 +167,7 @@ impl rt::Decode for BrokerRegistrationRequest {
                     }
                     items
                 };
-                this.features = {
+                let f_features = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
                         .within("BrokerRegistrationRequest", "features")?;
                     let mut items = Vec::with_capacity(n);
@@ -184,34 +180,41 @@ impl rt::Decode for BrokerRegistrationRequest {
                     }
                     items
                 };
-                this.rack = rt::get_nullable_string(buf, true)
+                let f_rack = rt::get_nullable_string(buf, true)
                     .within("BrokerRegistrationRequest", "rack")?;
-                if version >= 1 {
-                    this.is_migrating_zk_broker = rt::get_bool(buf)
-                        .within("BrokerRegistrationRequest", "is_migrating_zk_broker")?;
-                }
-                if version >= 2 {
-                    this.log_dirs = {
-                        let n = rt::get_non_null_array_len(buf, true, 16usize)
-                            .within("BrokerRegistrationRequest", "log_dirs")?;
-                        let mut items = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            items
-                                .push(
-                                    rt::get_uuid(buf)
-                                        .within("BrokerRegistrationRequest", "log_dirs")?,
-                                );
-                        }
-                        items
-                    };
-                }
-                if version >= 3 {
-                    this.previous_broker_epoch = rt::get_i64(buf)
-                        .within("BrokerRegistrationRequest", "previous_broker_epoch")?;
-                }
-                rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields)
+                let f_is_migrating_zk_broker = if version >= 1 {
+                    rt::get_bool(buf)
+                        .within("BrokerRegistrationRequest", "is_migrating_zk_broker")?
+                } else {
+                    false
+                };
+                let f_log_dirs = if version >= 2 {
+                    rt::get_fixed_array(buf, true)
+                        .within("BrokerRegistrationRequest", "log_dirs")?
+                } else {
+                    rt::FixedArray::new()
+                };
+                let f_previous_broker_epoch = if version >= 3 {
+                    rt::get_i64(buf)
+                        .within("BrokerRegistrationRequest", "previous_broker_epoch")?
+                } else {
+                    -1i64
+                };
+                let mut unknown_tagged_fields = rt::UnknownTags::new();
+                rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
                     .within("BrokerRegistrationRequest", "unknown_tagged_fields")?;
-                Ok(this)
+                Ok(BrokerRegistrationRequest {
+                    broker_id: f_broker_id,
+                    cluster_id: f_cluster_id,
+                    incarnation_id: f_incarnation_id,
+                    listeners: f_listeners,
+                    features: f_features,
+                    rack: f_rack,
+                    is_migrating_zk_broker: f_is_migrating_zk_broker,
+                    log_dirs: f_log_dirs,
+                    previous_broker_epoch: f_previous_broker_epoch,
+                    unknown_tagged_fields,
+                })
             },
         )
     }
@@ -242,15 +245,20 @@ impl Default for Listener {
     }
 }
 impl rt::Encode for Listener {
-    fn encode(
+    #[inline]
+    fn encode_into(
         &self,
-        buf: &mut rt::BytesMut,
+        buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).within("Listener", "name")?;
         rt::put_string(buf, &self.host, true).within("Listener", "host")?;
-        rt::put_u16(buf, self.port);
-        rt::put_i16(buf, self.security_protocol);
+        {
+            let mut run = [0u8; 4usize];
+            rt::Fixed::write_be(self.port, &mut run[0usize..2usize]);
+            rt::Fixed::write_be(self.security_protocol, &mut run[2usize..4usize]);
+            rt::put_raw(buf, &run);
+        }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
@@ -265,16 +273,23 @@ impl rt::Encode for Listener {
     }
 }
 impl rt::Decode for Listener {
+    #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let mut this = Listener::default();
-        this.name = rt::get_string(buf, true).within("Listener", "name")?;
-        this.host = rt::get_string(buf, true).within("Listener", "host")?;
-        this.port = rt::get_u16(buf).within("Listener", "port")?;
-        this.security_protocol = rt::get_i16(buf)
+        let f_name = rt::get_string(buf, true).within("Listener", "name")?;
+        let f_host = rt::get_string(buf, true).within("Listener", "host")?;
+        let f_port = rt::get_u16(buf).within("Listener", "port")?;
+        let f_security_protocol = rt::get_i16(buf)
             .within("Listener", "security_protocol")?;
-        rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields)
+        let mut unknown_tagged_fields = rt::UnknownTags::new();
+        rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
             .within("Listener", "unknown_tagged_fields")?;
-        Ok(this)
+        Ok(Listener {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            security_protocol: f_security_protocol,
+            unknown_tagged_fields,
+        })
     }
 }
 /// Feature (versions 0-4).
@@ -300,14 +315,19 @@ impl Default for Feature {
     }
 }
 impl rt::Encode for Feature {
-    fn encode(
+    #[inline]
+    fn encode_into(
         &self,
-        buf: &mut rt::BytesMut,
+        buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).within("Feature", "name")?;
-        rt::put_i16(buf, self.min_supported_version);
-        rt::put_i16(buf, self.max_supported_version);
+        {
+            let mut run = [0u8; 4usize];
+            rt::Fixed::write_be(self.min_supported_version, &mut run[0usize..2usize]);
+            rt::Fixed::write_be(self.max_supported_version, &mut run[2usize..4usize]);
+            rt::put_raw(buf, &run);
+        }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
@@ -321,16 +341,22 @@ impl rt::Encode for Feature {
     }
 }
 impl rt::Decode for Feature {
+    #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let mut this = Feature::default();
-        this.name = rt::get_string(buf, true).within("Feature", "name")?;
-        this.min_supported_version = rt::get_i16(buf)
+        let f_name = rt::get_string(buf, true).within("Feature", "name")?;
+        let f_min_supported_version = rt::get_i16(buf)
             .within("Feature", "min_supported_version")?;
-        this.max_supported_version = rt::get_i16(buf)
+        let f_max_supported_version = rt::get_i16(buf)
             .within("Feature", "max_supported_version")?;
-        rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields)
+        let mut unknown_tagged_fields = rt::UnknownTags::new();
+        rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
             .within("Feature", "unknown_tagged_fields")?;
-        Ok(this)
+        Ok(Feature {
+            name: f_name,
+            min_supported_version: f_min_supported_version,
+            max_supported_version: f_max_supported_version,
+            unknown_tagged_fields,
+        })
     }
 }
 impl rt::Message for BrokerRegistrationRequest {

@@ -25,15 +25,19 @@ impl Default for BrokerRegistrationResponse {
     }
 }
 impl rt::Encode for BrokerRegistrationResponse {
-    fn encode(
+    fn encode_into(
         &self,
-        buf: &mut rt::BytesMut,
+        buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 4))?;
-        rt::put_i32(buf, self.throttle_time_ms);
-        rt::put_i16(buf, self.error_code);
-        rt::put_i64(buf, self.broker_epoch);
+        {
+            let mut run = [0u8; 14usize];
+            rt::Fixed::write_be(self.throttle_time_ms, &mut run[0usize..4usize]);
+            rt::Fixed::write_be(self.error_code, &mut run[4usize..6usize]);
+            rt::Fixed::write_be(self.broker_epoch, &mut run[6usize..14usize]);
+            rt::put_raw(buf, &run);
+        }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
@@ -53,16 +57,21 @@ impl rt::Decode for BrokerRegistrationResponse {
         rt::decode_message(
             buf,
             |buf| {
-                let mut this = BrokerRegistrationResponse::default();
-                this.throttle_time_ms = rt::get_i32(buf)
+                let f_throttle_time_ms = rt::get_i32(buf)
                     .within("BrokerRegistrationResponse", "throttle_time_ms")?;
-                this.error_code = rt::get_i16(buf)
+                let f_error_code = rt::get_i16(buf)
                     .within("BrokerRegistrationResponse", "error_code")?;
-                this.broker_epoch = rt::get_i64(buf)
+                let f_broker_epoch = rt::get_i64(buf)
                     .within("BrokerRegistrationResponse", "broker_epoch")?;
-                rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields)
+                let mut unknown_tagged_fields = rt::UnknownTags::new();
+                rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
                     .within("BrokerRegistrationResponse", "unknown_tagged_fields")?;
-                Ok(this)
+                Ok(BrokerRegistrationResponse {
+                    throttle_time_ms: f_throttle_time_ms,
+                    error_code: f_error_code,
+                    broker_epoch: f_broker_epoch,
+                    unknown_tagged_fields,
+                })
             },
         )
     }

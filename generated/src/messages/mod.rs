@@ -161,9 +161,17 @@ impl RequestKind {
         buf: &mut rt::BytesMut,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        rt::write_contiguous(buf, |w| self.encode_into(w, version))
+    }
+    /// Appends the body at `version` to a writer (contiguous or vectored).
+    pub fn encode_into(
+        &self,
+        w: &mut rt::Writer,
+        version: i16,
+    ) -> Result<(), rt::EncodeError> {
         match self {
-            RequestKind::ModifyTopic(b) => rt::Encode::encode(b, buf, version),
-            RequestKind::BrokerRegistration(b) => rt::Encode::encode(b, buf, version),
+            RequestKind::ModifyTopic(b) => rt::Encode::encode_into(b, w, version),
+            RequestKind::BrokerRegistration(b) => rt::Encode::encode_into(b, w, version),
         }
     }
     /// Encoded size of the body at `version`.
@@ -227,9 +235,17 @@ impl ResponseKind {
         buf: &mut rt::BytesMut,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
+        rt::write_contiguous(buf, |w| self.encode_into(w, version))
+    }
+    /// Appends the body at `version` to a writer (contiguous or vectored).
+    pub fn encode_into(
+        &self,
+        w: &mut rt::Writer,
+        version: i16,
+    ) -> Result<(), rt::EncodeError> {
         match self {
-            ResponseKind::ModifyTopic(b) => rt::Encode::encode(b, buf, version),
-            ResponseKind::BrokerRegistration(b) => rt::Encode::encode(b, buf, version),
+            ResponseKind::ModifyTopic(b) => rt::Encode::encode_into(b, w, version),
+            ResponseKind::BrokerRegistration(b) => rt::Encode::encode_into(b, w, version),
         }
     }
     /// Encoded size of the body at `version`.

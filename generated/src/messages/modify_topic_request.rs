@@ -25,9 +25,9 @@ impl Default for ModifyTopicRequest {
     }
 }
 impl rt::Encode for ModifyTopicRequest {
-    fn encode(
+    fn encode_into(
         &self,
-        buf: &mut rt::BytesMut,
+        buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 0))?;
@@ -38,7 +38,7 @@ impl rt::Encode for ModifyTopicRequest {
         rt::put_array_len(buf, Some(self.properties.len()), true)
             .within("ModifyTopicRequest", "properties")?;
         for el in self.properties.iter() {
-            rt::Encode::encode(el, buf, version)
+            rt::Encode::encode_into(el, buf, version)
                 .within("ModifyTopicRequest", "properties")?;
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
@@ -65,12 +65,11 @@ impl rt::Decode for ModifyTopicRequest {
         rt::decode_message(
             buf,
             |buf| {
-                let mut this = ModifyTopicRequest::default();
-                this.operation = rt::get_string(buf, true)
+                let f_operation = rt::get_string(buf, true)
                     .within("ModifyTopicRequest", "operation")?;
-                this.topic_name = rt::get_string(buf, true)
+                let f_topic_name = rt::get_string(buf, true)
                     .within("ModifyTopicRequest", "topic_name")?;
-                this.properties = {
+                let f_properties = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
                         .within("ModifyTopicRequest", "properties")?;
                     let mut items = Vec::with_capacity(n);
@@ -83,9 +82,15 @@ impl rt::Decode for ModifyTopicRequest {
                     }
                     items
                 };
-                rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields)
+                let mut unknown_tagged_fields = rt::UnknownTags::new();
+                rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
                     .within("ModifyTopicRequest", "unknown_tagged_fields")?;
-                Ok(this)
+                Ok(ModifyTopicRequest {
+                    operation: f_operation,
+                    topic_name: f_topic_name,
+                    properties: f_properties,
+                    unknown_tagged_fields,
+                })
             },
         )
     }
@@ -110,9 +115,10 @@ impl Default for TopicProperty {
     }
 }
 impl rt::Encode for TopicProperty {
-    fn encode(
+    #[inline]
+    fn encode_into(
         &self,
-        buf: &mut rt::BytesMut,
+        buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.prop_name, true).within("TopicProperty", "prop_name")?;
@@ -144,14 +150,20 @@ impl rt::Encode for TopicProperty {
     }
 }
 impl rt::Decode for TopicProperty {
+    #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let mut this = TopicProperty::default();
-        this.prop_name = rt::get_string(buf, true).within("TopicProperty", "prop_name")?;
-        this.prop_value = rt::get_nullable_string(buf, true)
+        let f_prop_name = rt::get_string(buf, true)
+            .within("TopicProperty", "prop_name")?;
+        let f_prop_value = rt::get_nullable_string(buf, true)
             .within("TopicProperty", "prop_value")?;
-        rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields)
+        let mut unknown_tagged_fields = rt::UnknownTags::new();
+        rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
             .within("TopicProperty", "unknown_tagged_fields")?;
-        Ok(this)
+        Ok(TopicProperty {
+            prop_name: f_prop_name,
+            prop_value: f_prop_value,
+            unknown_tagged_fields,
+        })
     }
 }
 impl rt::Message for ModifyTopicRequest {

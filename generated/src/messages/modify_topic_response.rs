@@ -25,9 +25,9 @@ impl Default for ModifyTopicResponse {
     }
 }
 impl rt::Encode for ModifyTopicResponse {
-    fn encode(
+    fn encode_into(
         &self,
-        buf: &mut rt::BytesMut,
+        buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 0))?;
@@ -45,7 +45,7 @@ impl rt::Encode for ModifyTopicResponse {
         rt::put_array_len(buf, Some(self.configs.len()), true)
             .within("ModifyTopicResponse", "configs")?;
         for el in self.configs.iter() {
-            rt::Encode::encode(el, buf, version)
+            rt::Encode::encode_into(el, buf, version)
                 .within("ModifyTopicResponse", "configs")?;
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
@@ -79,12 +79,11 @@ impl rt::Decode for ModifyTopicResponse {
         rt::decode_message(
             buf,
             |buf| {
-                let mut this = ModifyTopicResponse::default();
-                this.error_code = rt::get_i16(buf)
+                let f_error_code = rt::get_i16(buf)
                     .within("ModifyTopicResponse", "error_code")?;
-                this.error_message = rt::get_nullable_string(buf, true)
+                let f_error_message = rt::get_nullable_string(buf, true)
                     .within("ModifyTopicResponse", "error_message")?;
-                this.configs = {
+                let f_configs = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
                         .within("ModifyTopicResponse", "configs")?;
                     let mut items = Vec::with_capacity(n);
@@ -97,9 +96,15 @@ impl rt::Decode for ModifyTopicResponse {
                     }
                     items
                 };
-                rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields)
+                let mut unknown_tagged_fields = rt::UnknownTags::new();
+                rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
                     .within("ModifyTopicResponse", "unknown_tagged_fields")?;
-                Ok(this)
+                Ok(ModifyTopicResponse {
+                    error_code: f_error_code,
+                    error_message: f_error_message,
+                    configs: f_configs,
+                    unknown_tagged_fields,
+                })
             },
         )
     }
@@ -127,9 +132,10 @@ impl Default for TopicConfig {
     }
 }
 impl rt::Encode for TopicConfig {
-    fn encode(
+    #[inline]
+    fn encode_into(
         &self,
-        buf: &mut rt::BytesMut,
+        buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::put_string(buf, &self.name, true).within("TopicConfig", "name")?;
@@ -148,14 +154,20 @@ impl rt::Encode for TopicConfig {
     }
 }
 impl rt::Decode for TopicConfig {
+    #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let mut this = TopicConfig::default();
-        this.name = rt::get_string(buf, true).within("TopicConfig", "name")?;
-        this.value = rt::get_string(buf, true).within("TopicConfig", "value")?;
-        this.is_override = rt::get_bool(buf).within("TopicConfig", "is_override")?;
-        rt::get_unknown_tags(buf, &mut this.unknown_tagged_fields)
+        let f_name = rt::get_string(buf, true).within("TopicConfig", "name")?;
+        let f_value = rt::get_string(buf, true).within("TopicConfig", "value")?;
+        let f_is_override = rt::get_bool(buf).within("TopicConfig", "is_override")?;
+        let mut unknown_tagged_fields = rt::UnknownTags::new();
+        rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
             .within("TopicConfig", "unknown_tagged_fields")?;
-        Ok(this)
+        Ok(TopicConfig {
+            name: f_name,
+            value: f_value,
+            is_override: f_is_override,
+            unknown_tagged_fields,
+        })
     }
 }
 impl rt::Message for ModifyTopicResponse {

@@ -6,6 +6,7 @@
 //! * [`message`], [`compression`], [`message_set`]: messages (magic 0 and 1), gzip and xerial
 //!   snappy, and shallow/deep iteration with 0.7's next-offset rules.
 //! * [`topic`]: 0.7.2's topic-name validation (a topic name becomes a directory name).
+//! * [`RecvBuffer`]: a receive buffer for frames that recycles its memory.
 //! * [`ErrorCode`]: the complete 0.7 error-code set (−1..4).
 //!
 //! No network code lives here; the broker and client build on these pieces.
@@ -18,6 +19,7 @@ pub mod frame;
 pub mod message;
 pub mod message_set;
 mod reader;
+pub mod recv_buffer;
 pub mod request;
 pub mod response;
 pub mod topic;
@@ -31,6 +33,7 @@ pub use message::{Magic, MessageRef};
 pub use message_set::{
     valid_bytes, validate_message_set, DeepIter, DeepMessage, SetSummary, ShallowEntry, ShallowIter,
 };
+pub use recv_buffer::RecvBuffer;
 pub use request::{
     FetchRequest, OffsetsRequest, ProduceRequest, Request, RequestType, OFFSETS_EARLIEST, OFFSETS_LATEST,
 };

@@ -248,6 +248,41 @@ impl Request {
         Ok(())
     }
 
+    /// The whole frame as chunks whose concatenation is exactly what [`Request::encode`]
+    /// writes. Message sets are the requests' own `Bytes` (not copied), so a writer can send a
+    /// large PRODUCE with one vectored write instead of copying it into a frame buffer first.
+    pub fn encode_chunks(&self) -> Result<Vec<Bytes>, LegacyError> {
+        let size = self.frame_size()?;
+        let mut glue = BytesMut::with_capacity(64);
+        glue.put_i32(size as i32);
+        glue.put_i16(self.request_type().id());
+        let mut chunks = Vec::new();
+        let mut produce = |p: &ProduceRequest, glue: &mut BytesMut| {
+            put_topic_partition(glue, &p.topic, p.partition);
+            glue.put_i32(p.messages.len() as i32);
+            if !p.messages.is_empty() {
+                chunks.push(glue.split().freeze());
+                chunks.push(p.messages.clone());
+            }
+        };
+        match self {
+            Request::Produce(p) => produce(p, &mut glue),
+            Request::MultiProduce(entries) => {
+                glue.put_i16(entries.len() as i16);
+                entries.iter().for_each(|e| produce(e, &mut glue));
+            }
+            other => {
+                let mut whole = BytesMut::new();
+                other.encode(&mut whole)?;
+                return Ok(vec![whole.freeze()]);
+            }
+        }
+        if !glue.is_empty() {
+            chunks.push(glue.freeze());
+        }
+        Ok(chunks)
+    }
+
     /// The whole frame as bytes.
     pub fn to_bytes(&self) -> Result<Bytes, LegacyError> {
         let mut out = BytesMut::new();

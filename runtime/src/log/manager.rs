@@ -7,12 +7,13 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use std::time::SystemTime;
 
 use crate::legacy::{validate_topic, DEFAULT_MAX_TOPIC_NAME_LENGTH, OFFSETS_EARLIEST, OFFSETS_LATEST};
 use crate::log::config::{LogConfig, TopicOverrides};
 use crate::log::error::LogError;
+use crate::log::flusher::{flush_outside_lock, Flusher};
 use crate::log::partition::{AppendInfo, PartitionLog, RetentionInfo};
 use crate::log::segment::sync_dir;
 use crate::log::slice::FileSlice;
@@ -45,6 +46,36 @@ impl TopicPartition {
 /// A shared partition log.
 pub type PartitionHandle = Arc<Mutex<PartitionLog>>;
 
+/// A position that must reach stable storage before the appends that wrote it count as
+/// flushed: see [`LogManager::append_deferred`] and [`LogManager::flush_to`].
+#[derive(Debug, Clone)]
+pub struct FlushPoint {
+    handle: PartitionHandle,
+    offset: u64,
+}
+
+impl FlushPoint {
+    /// Log offset that must be flushed.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Whether `other` is the same partition's log.
+    pub fn same_log(&self, other: &FlushPoint) -> bool {
+        Arc::ptr_eq(&self.handle, &other.handle)
+    }
+}
+
+/// What [`LogManager::append_deferred`] did.
+#[derive(Debug, Clone)]
+pub struct DeferredAppend {
+    pub info: AppendInfo,
+    /// Set when `log.flush.interval` asked for a flush: the flush is queued (or, without a
+    /// background flusher, left to the caller), and is complete once [`LogManager::flush_to`]
+    /// returns for this point.
+    pub flush: Option<FlushPoint>,
+}
+
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 pub struct LogManager {
@@ -56,6 +87,8 @@ pub struct LogManager {
     max_topic_len: usize,
     recovered: bool,
     warnings: Vec<String>,
+    /// The group-commit thread, once [`LogManager::start_background_flush`] ran.
+    flusher: Option<Flusher>,
 }
 
 impl std::fmt::Debug for LogManager {
@@ -65,7 +98,7 @@ impl std::fmt::Debug for LogManager {
 }
 
 /// Locks a partition; a poisoned lock is still usable because no log operation panics midway.
-fn lock(handle: &PartitionHandle) -> MutexGuard<'_, PartitionLog> {
+pub(crate) fn lock(handle: &PartitionHandle) -> MutexGuard<'_, PartitionLog> {
     handle.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -132,7 +165,24 @@ impl LogManager {
             max_topic_len: DEFAULT_MAX_TOPIC_NAME_LENGTH,
             recovered: !clean,
             warnings,
+            flusher: None,
         })
+    }
+
+    /// Starts the group-commit thread: from now on [`LogManager::append_deferred`] queues the
+    /// flushes `log.flush.interval` asks for instead of leaving them to the caller, and the
+    /// time-based flush ([`LogManager::flush_due`]) never holds a log's lock during an fsync.
+    pub fn start_background_flush(&mut self) -> Result<(), LogError> {
+        if self.flusher.is_none() {
+            self.flusher = Some(Flusher::start(self.clock.clone())?);
+        }
+        Ok(())
+    }
+
+    /// Errors of background flushes since the last call (for the caller to log), and how many
+    /// more happened but were not kept.
+    pub fn take_flush_errors(&self) -> (Vec<LogError>, usize) {
+        self.flusher.as_ref().map_or((Vec::new(), 0), Flusher::take_errors)
     }
 
     /// Sets `max.topic.name.length` for new topics.
@@ -206,12 +256,70 @@ impl LogManager {
         log.append(set, now)
     }
 
+    /// [`LogManager::append`] without waiting for the fsync `log.flush.interval` may ask for
+    /// (group commit). When it asks, the returned [`FlushPoint`] says what must be flushed: the
+    /// background flusher (if started) is already on it, and [`LogManager::flush_to`] waits
+    /// for it. Until then the appended data must not be reported as flushed.
+    pub fn append_deferred(&self, topic: &str, partition: i32, set: &[u8]) -> Result<DeferredAppend, LogError> {
+        let handle = self.get_or_create(topic, partition)?;
+        let now = self.now();
+        let (info, flush_due) = lock(&handle).append_deferred(set, now)?;
+        let flush = flush_due.then(|| {
+            if let Some(f) = &self.flusher {
+                f.request(&handle);
+            }
+            FlushPoint { handle, offset: info.next_offset }
+        });
+        Ok(DeferredAppend { info, flush })
+    }
+
+    /// Blocks until `point` is on stable storage: returns at once when a flush already covered
+    /// it (or the log was closed, which flushed it, or deleted), otherwise fsyncs the segment
+    /// itself, without holding the log's lock.
+    pub fn flush_to(&self, point: &FlushPoint) -> Result<(), LogError> {
+        flush_outside_lock(&point.handle, self.now(), |log| !log.is_closed() && log.flushed_end() < point.offset)
+            .map(|_| ())
+    }
+
     /// A FETCH: `Ok(None)` when the partition has no log (0.7 answers error 0 with no data).
     pub fn read(&self, topic: &str, partition: i32, offset: i64, max_size: i64) -> Result<Option<FileSlice>, LogError> {
         validate_topic(topic, self.max_topic_len)?;
         let Some(handle) = self.get(topic, partition) else { return Ok(None) };
         let log = lock(&handle);
         log.read_slice(offset, max_size).map(Some)
+    }
+
+    /// [`LogManager::read`] that never waits for a lock: `None` when the log map or the
+    /// partition is locked by someone else (a topic being created, an append in progress), so
+    /// an event-loop thread can try it first and hand the request to a blocking thread only
+    /// then.
+    pub fn try_read(
+        &self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+        max_size: i64,
+    ) -> Option<Result<Option<FileSlice>, LogError>> {
+        if let Err(e) = validate_topic(topic, self.max_topic_len) {
+            return Some(Err(e.into()));
+        }
+        let handle = {
+            let logs = match self.logs.try_read() {
+                Ok(l) => l,
+                Err(TryLockError::Poisoned(e)) => e.into_inner(),
+                Err(TryLockError::WouldBlock) => return None,
+            };
+            match logs.get(&TopicPartition { topic: topic.to_owned(), partition }) {
+                Some(h) => h.clone(),
+                None => return Some(Ok(None)),
+            }
+        };
+        let log = match handle.try_lock() {
+            Ok(l) => l,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        Some(log.read_slice(offset, max_size).map(Some))
     }
 
     /// OFFSETS; for a partition without a log, `[0]` for latest/earliest and `[]` otherwise.
@@ -245,11 +353,12 @@ impl LogManager {
 
     /// The time-based flush over every log; call it every `log.default.flush.scheduler.interval.ms`.
     /// Returns how many logs were flushed.
+    /// The fsyncs run without holding a log's lock, so appends to it go on meanwhile.
     pub fn flush_due(&self) -> Result<usize, LogError> {
         let now = self.now();
         let mut flushed = 0;
         for (_, h) in self.handles() {
-            if lock(&h).flush_if_due(now)? {
+            if flush_outside_lock(&h, now, |log| log.flush_is_due(now))? {
                 flushed += 1;
             }
         }
@@ -322,6 +431,9 @@ impl LogManager {
     /// Flushes and closes every log, then writes the clean-shutdown marker so the next start
     /// skips recovery. Further writes fail.
     pub fn shutdown(&self) -> Result<(), LogError> {
+        if let Some(f) = &self.flusher {
+            f.stop();
+        }
         let now = self.now();
         for (_, h) in self.handles() {
             lock(&h).close(now)?;

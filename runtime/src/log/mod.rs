@@ -7,10 +7,17 @@
 //! share it, handles the clean-shutdown marker, per-topic configuration and topic deletion.
 //! Reads return a [`FileSlice`] (an open segment file and a byte range inside it) so a server can
 //! send it without copying.
+//!
+//! Flushing: [`PartitionLog::append`] fsyncs inline when `log.flush.interval` is reached, as 0.7
+//! does. A server can instead use group commit: [`LogManager::append_deferred`] returns at once
+//! and a background thread ([`LogManager::start_background_flush`]) fsyncs without holding the
+//! log's lock, then moves the high-water mark (what [`Visibility::AfterFlush`] shows) to the
+//! position captured before the fsync. [`LogManager::flush_to`] waits for a given position.
 #![forbid(unsafe_code)]
 
 pub mod config;
 pub mod error;
+mod flusher;
 pub mod manager;
 pub mod partition;
 mod recovery;
@@ -19,7 +26,7 @@ pub mod slice;
 
 pub use config::{LogConfig, TopicOverrides, Visibility};
 pub use error::LogError;
-pub use manager::{LogManager, PartitionHandle, TopicPartition, CLEAN_SHUTDOWN_FILE};
-pub use partition::{AppendInfo, PartitionLog, RetentionInfo, SegmentInfo};
+pub use manager::{DeferredAppend, FlushPoint, LogManager, PartitionHandle, TopicPartition, CLEAN_SHUTDOWN_FILE};
+pub use partition::{AppendInfo, FlushTicket, PartitionLog, RetentionInfo, SegmentInfo};
 pub use segment::{parse_segment_file_name, segment_file_name};
 pub use slice::FileSlice;

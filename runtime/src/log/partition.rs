@@ -2,9 +2,10 @@
 //! retention (spec §3). Not synchronised itself; [`crate::log::LogManager`] puts each one
 //! behind a mutex.
 
-use std::fs;
+use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -43,6 +44,30 @@ pub struct SegmentInfo {
     pub size: u64,
     pub flushed: u64,
     pub path: PathBuf,
+}
+
+/// A flush in progress, from [`PartitionLog::begin_flush`]: the segment file and the position
+/// whose bytes the fsync covers.
+#[derive(Debug)]
+pub struct FlushTicket {
+    file: Arc<File>,
+    path: Arc<Path>,
+    segment_start: u64,
+    upto: u64,
+    messages: u64,
+}
+
+impl FlushTicket {
+    /// fdatasync of the segment file (its length and data; the name was synced at creation).
+    /// Call it without holding the log's lock.
+    pub fn sync(&self) -> Result<(), LogError> {
+        self.file.sync_data().map_err(LogError::io("fsync segment", self.path.to_path_buf()))
+    }
+
+    /// Log offset up to which the flush makes data durable.
+    pub fn offset(&self) -> u64 {
+        self.segment_start + self.upto
+    }
 }
 
 #[derive(Debug)]
@@ -221,13 +246,25 @@ impl PartitionLog {
     /// active segment is too large or too old, and flushing after if enough messages are
     /// unflushed. Nothing is written if validation fails.
     pub fn append(&mut self, set: &[u8], now: SystemTime) -> Result<AppendInfo, LogError> {
+        let (info, flush_due) = self.append_deferred(set, now)?;
+        if flush_due {
+            self.flush(now)?;
+        }
+        Ok(info)
+    }
+
+    /// [`PartitionLog::append`] without the fsync: returns whether `log.flush.interval` asks for
+    /// a flush now. The caller runs that flush itself, typically without holding this log's lock
+    /// (group commit: [`PartitionLog::begin_flush`], [`FlushTicket::sync`],
+    /// [`PartitionLog::finish_flush`]), so appends go on while the disk works.
+    pub fn append_deferred(&mut self, set: &[u8], now: SystemTime) -> Result<(AppendInfo, bool), LogError> {
         self.check_open()?;
         let summary =
             validate_message_set(set, self.written_end(), self.config.max_message_size, &self.config.decode_limits)?;
         let bytes = &set[..summary.valid_bytes];
         if bytes.is_empty() {
             let end = self.written_end();
-            return Ok(AppendInfo { offset: end, next_offset: end, bytes: 0, messages: 0 });
+            return Ok((AppendInfo { offset: end, next_offset: end, bytes: 0, messages: 0 }, false));
         }
         self.maybe_roll(now)?;
         let active = self.active_mut();
@@ -240,15 +277,13 @@ impl PartitionLog {
         active.size += bytes.len() as u64;
         self.first_append.get_or_insert(now);
         self.unflushed_messages += summary.deep_count;
-        if self.unflushed_messages >= self.config.flush_interval_messages {
-            self.flush(now)?;
-        }
-        Ok(AppendInfo {
+        let info = AppendInfo {
             offset,
             next_offset: offset + bytes.len() as u64,
             bytes: bytes.len() as u64,
             messages: summary.deep_count,
-        })
+        };
+        Ok((info, self.unflushed_messages >= self.config.flush_interval_messages))
     }
 
     fn maybe_roll(&mut self, now: SystemTime) -> Result<(), LogError> {
@@ -291,15 +326,61 @@ impl PartitionLog {
     /// The time-based flush: flushes if there is unflushed data and the last flush is at least
     /// `flush_interval` old. Returns whether it flushed.
     pub fn flush_if_due(&mut self, now: SystemTime) -> Result<bool, LogError> {
-        let active = self.active();
-        if active.flushed == active.size {
-            return Ok(false);
-        }
-        let due = now.duration_since(self.last_flush).is_ok_and(|d| d >= self.config.flush_interval);
+        let due = self.flush_is_due(now);
         if due {
             self.flush(now)?;
         }
         Ok(due)
+    }
+
+    /// Whether the time-based flush applies: unflushed data and a last flush (or flush start) at
+    /// least `flush_interval` old.
+    pub fn flush_is_due(&self, now: SystemTime) -> bool {
+        let active = self.active();
+        active.flushed < active.size
+            && now.duration_since(self.last_flush).is_ok_and(|d| d >= self.config.flush_interval)
+    }
+
+    /// Starts a flush that runs without this log's lock: captures the active segment's written
+    /// end and hands out its file. After [`FlushTicket::sync`] returns, [`PartitionLog::finish_flush`]
+    /// moves the high-water mark to the captured position, never further: bytes appended while
+    /// the fsync ran wait for the next flush. `None` when nothing is unflushed (or the log is
+    /// closed, which flushed it). The message counter restarts from zero at once, so appends
+    /// during the fsync count towards the next flush.
+    pub fn begin_flush(&mut self, now: SystemTime) -> Option<FlushTicket> {
+        let active = self.active();
+        if self.closed || active.flushed >= active.size {
+            return None;
+        }
+        let ticket = FlushTicket {
+            file: active.file.clone(),
+            path: active.path.clone(),
+            segment_start: active.start,
+            upto: active.size,
+            messages: self.unflushed_messages,
+        };
+        self.unflushed_messages = 0;
+        self.last_flush = now;
+        Some(ticket)
+    }
+
+    /// Completes a flush whose [`FlushTicket::sync`] succeeded. A segment rolled or deleted
+    /// meanwhile is left as it is (a roll flushes the old segment itself).
+    pub fn finish_flush(&mut self, ticket: FlushTicket) {
+        let segment = self.segments.iter_mut().rev().find(|s| Arc::ptr_eq(&s.file, &ticket.file));
+        if let Some(s) = segment {
+            s.flushed = s.flushed.max(ticket.upto.min(s.size));
+        }
+    }
+
+    /// Gives up a flush whose fsync failed: its messages count as unflushed again.
+    pub fn abort_flush(&mut self, ticket: FlushTicket) {
+        self.unflushed_messages += ticket.messages;
+    }
+
+    /// Whether the log was closed (shut down or deleted) and takes no more writes.
+    pub fn is_closed(&self) -> bool {
+        self.closed
     }
 
     /// The byte range for a FETCH at `offset` of at most `max_size` bytes. It never crosses a

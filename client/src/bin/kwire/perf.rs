@@ -125,14 +125,16 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
     let max = a.messages.unwrap_or(u64::MAX);
     let mut progress = Progress::new("perf consume");
     let (mut count, mut payload_bytes, mut fetches) = (0u64, 0u64, 0u64);
+    let mut batch = Vec::new();
     let start = Instant::now();
     while count < max {
-        let batch = consumer.fetch().await?;
+        batch.clear();
+        let n = consumer.fetch_into(&mut batch).await?;
         fetches += 1;
-        if batch.is_empty() {
+        if n == 0 {
             break;
         }
-        count += batch.len() as u64;
+        count += n as u64;
         payload_bytes += batch.iter().map(|m| m.payload.len() as u64).sum::<u64>();
         progress.tick(count, payload_bytes);
     }
