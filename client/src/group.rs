@@ -187,6 +187,11 @@ impl GroupConsumer {
         &self.consumer_id
     }
 
+    /// The current ZooKeeper session (a new one after an expiry), e.g. for its session id.
+    pub fn zookeeper(&self) -> &ZkCluster {
+        &self.zk
+    }
+
     /// How many rebalances this consumer has completed.
     pub fn rebalances(&self) -> u64 {
         self.rebalances
@@ -383,8 +388,38 @@ impl GroupConsumer {
         e.is_connection_error() || matches!(e, ClientError::NoBroker(_))
     }
 
-    /// Housekeeping before fetching: session renewal, rebalance, periodic commit.
+    /// Whether `e` means this consumer's ZooKeeper session is over. A request can fail with
+    /// `SessionExpired` before the client's state says so.
+    fn session_ended(&self, e: &ClientError) -> bool {
+        matches!(
+            e,
+            ClientError::ZooKeeper {
+                source: zookeeper_client::Error::SessionExpired | zookeeper_client::Error::ClientClosed,
+                ..
+            }
+        ) || self.zk.client().state().is_terminated()
+    }
+
+    /// Housekeeping before fetching; when the session turns out to be over, registers again
+    /// (0.7's `ZKSessionExpireListener`) instead of failing.
     async fn maintain(&mut self) -> Result<()> {
+        match self.maintain_session().await {
+            Err(e) if self.session_ended(&e) => self.renew_session().await,
+            // Reconnecting to ZooKeeper: try again next round (a rebalance cut short stays due).
+            Err(e @ ClientError::ZooKeeper { source: zookeeper_client::Error::ConnectionLoss, .. })
+                if self.failures < self.config.max_fetch_failures =>
+            {
+                self.failures += 1;
+                self.trigger.raised.store(true, Ordering::SeqCst);
+                tracing::warn!("{e}; will retry");
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
+    /// Session renewal, rebalance, periodic commit.
+    async fn maintain_session(&mut self) -> Result<()> {
         if self.zk.client().state().is_terminated() {
             self.renew_session().await?;
         }
