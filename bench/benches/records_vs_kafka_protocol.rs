@@ -15,65 +15,11 @@ use kafka_protocol::records::{
     Compression as KpCompression, Record as KpRecord, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions,
     TimestampType as KpTimestampType,
 };
-use kafka_wire_runtime::records::{
-    Batch, BatchBuilder, BatchOptions, Compression, ReadOptions, Record, RecordRef, Records,
-};
+use kafka_wire_runtime::records::{Compression, Records};
 
-const RECORDS: usize = 1024;
-const VALUE_LEN: usize = 1000;
-
-/// Deterministic, moderately compressible values (same generator as runtime/benches/records.rs).
-fn values() -> Vec<(Bytes, Bytes)> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    (0..RECORDS)
-        .map(|i| {
-            let key = format!("user-{:08}", next() % 100_000_000).into_bytes();
-            let mut value = Vec::with_capacity(VALUE_LEN);
-            while value.len() < VALUE_LEN {
-                let line = format!(
-                    "{{\"seq\":{i},\"id\":{},\"status\":\"{}\",\"latency_ms\":{}}} ",
-                    next() % 1_000_000_000,
-                    ["ok", "retry", "fail", "timeout"][(next() % 4) as usize],
-                    next() % 10_000
-                );
-                value.extend_from_slice(line.as_bytes());
-            }
-            value.truncate(VALUE_LEN);
-            (Bytes::from(key), Bytes::from(value))
-        })
-        .collect()
-}
-
-fn ours_encode(codec: Compression, data: &[(Bytes, Bytes)]) -> Bytes {
-    let mut builder = BatchBuilder::with_capacity(BatchOptions::new(2, codec), RECORDS * (VALUE_LEN + 32)).unwrap();
-    for (i, (key, value)) in data.iter().enumerate() {
-        builder.append(1_700_000_000_000 + i as i64, Some(key), Some(value), &[]).unwrap();
-    }
-    builder.build().unwrap()
-}
-
-fn ours_decode(batch: &Bytes) -> Vec<Record> {
-    Records::from_bytes(batch.clone()).to_vec(ReadOptions::default()).unwrap()
-}
-
-/// Borrowed views: every record parsed and materialised as a `RecordRef` (no reference counts).
-fn decode_views(batch: &Bytes) -> usize {
-    let mut total = 0;
-    for batch in Records::from_bytes(batch.clone()).batches() {
-        if let Batch::V2(batch) = batch.unwrap() {
-            let data = batch.record_data(&ReadOptions::default()).unwrap();
-            let views: Vec<RecordRef> = data.iter().collect::<Result<_, _>>().unwrap();
-            total += black_box(views).len();
-        }
-    }
-    total
-}
+#[path = "../../runtime/benches/common/records_workload.rs"]
+mod workload;
+use workload::{build as ours_encode, decode_all as ours_decode, decode_views, values, RECORDS, VALUE_LEN};
 
 fn kp_records(data: &[(Bytes, Bytes)]) -> Vec<KpRecord> {
     data.iter()

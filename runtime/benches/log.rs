@@ -74,6 +74,11 @@ fn append_pair(set: &[u8], iters: u64, side: Side, totals: &Cell<(Duration, Dura
         plain_time += t1 - t0;
         log_time += t2 - t1;
     }
+    settle(totals, side, plain_time, log_time)
+}
+
+/// Adds one interleaved sample to the running totals and returns the time of `side`.
+fn settle(totals: &Cell<(Duration, Duration)>, side: Side, plain_time: Duration, log_time: Duration) -> Duration {
     let (p, l) = totals.get();
     totals.set((p + plain_time, l + log_time));
     match side {
@@ -127,12 +132,7 @@ fn read(c: &mut Criterion) {
             plain_time += t1 - t0;
             log_time += t2 - t1;
         }
-        let (p, l) = totals.get();
-        totals.set((p + plain_time, l + log_time));
-        match side {
-            Side::Plain => plain_time,
-            Side::Log => log_time,
-        }
+        settle(&totals, side, plain_time, log_time)
     };
 
     let mut group = c.benchmark_group("read_1MiB_fetch");

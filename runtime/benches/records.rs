@@ -7,68 +7,13 @@
 
 use std::hint::black_box;
 
-use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kafka_wire_runtime::records::compression::{compress, decompress};
-use kafka_wire_runtime::records::{
-    Batch, BatchBuilder, BatchOptions, Compression, ReadOptions, Record, RecordRef, Records, V2_HEADER_LEN,
-};
+use kafka_wire_runtime::records::{Compression, ReadOptions, Records, V2_HEADER_LEN};
 
-const RECORDS: usize = 1024;
-const VALUE_LEN: usize = 1000;
-
-/// Deterministic, moderately compressible values: log-line-like text with varying numbers.
-fn values() -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    (0..RECORDS)
-        .map(|i| {
-            let key = format!("user-{:08}", next() % 100_000_000).into_bytes();
-            let mut value = Vec::with_capacity(VALUE_LEN);
-            while value.len() < VALUE_LEN {
-                let line = format!(
-                    "{{\"seq\":{i},\"id\":{},\"status\":\"{}\",\"latency_ms\":{}}} ",
-                    next() % 1_000_000_000,
-                    ["ok", "retry", "fail", "timeout"][(next() % 4) as usize],
-                    next() % 10_000
-                );
-                value.extend_from_slice(line.as_bytes());
-            }
-            value.truncate(VALUE_LEN);
-            (key, value)
-        })
-        .collect()
-}
-
-fn build(codec: Compression, data: &[(Vec<u8>, Vec<u8>)]) -> Bytes {
-    let mut builder = BatchBuilder::with_capacity(BatchOptions::new(2, codec), RECORDS * (VALUE_LEN + 32)).unwrap();
-    for (i, (key, value)) in data.iter().enumerate() {
-        builder.append(1_700_000_000_000 + i as i64, Some(key), Some(value), &[]).unwrap();
-    }
-    builder.build().unwrap()
-}
-
-fn decode_all(batch: &Bytes) -> Vec<Record> {
-    Records::from_bytes(batch.clone()).to_vec(ReadOptions::default()).unwrap()
-}
-
-/// Borrowed views: every record parsed and materialised as a `RecordRef` (no reference counts).
-fn decode_views(batch: &Bytes) -> usize {
-    let mut total = 0;
-    for batch in Records::from_bytes(batch.clone()).batches() {
-        if let Batch::V2(batch) = batch.unwrap() {
-            let data = batch.record_data(&ReadOptions::default()).unwrap();
-            let views: Vec<RecordRef> = data.iter().collect::<Result<_, _>>().unwrap();
-            total += black_box(views).len();
-        }
-    }
-    total
-}
+#[path = "common/records_workload.rs"]
+mod workload;
+use workload::{build, decode_all, decode_views, values, RECORDS};
 
 fn benches(c: &mut Criterion) {
     let data = values();

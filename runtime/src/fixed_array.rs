@@ -4,7 +4,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use uuid::Uuid;
 
 /// A value with a fixed big-endian wire encoding.
@@ -210,18 +210,13 @@ impl<T: Fixed + fmt::Debug> fmt::Debug for FixedArray<T> {
 impl<T: Fixed> FromIterator<T> for FixedArray<T> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let iter = iter.into_iter();
-        let mut raw = BytesMut::zeroed(iter.size_hint().0.saturating_mul(T::SIZE));
-        let mut len = 0;
+        let mut raw = Vec::with_capacity(iter.size_hint().0.saturating_mul(T::SIZE));
+        let mut value_bytes = [0u8; 16]; // the widest `Fixed` type (UUID)
         for value in iter {
-            let end = len + T::SIZE;
-            if end > raw.len() {
-                raw.resize(end.max(raw.len() * 2), 0);
-            }
-            value.write_be(&mut raw[len..end]);
-            len = end;
+            value.write_be(&mut value_bytes);
+            raw.extend_from_slice(&value_bytes[..T::SIZE]);
         }
-        raw.truncate(len);
-        FixedArray::from_raw(raw.freeze())
+        FixedArray::from_raw(raw.into())
     }
 }
 

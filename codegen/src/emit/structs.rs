@@ -686,14 +686,15 @@ impl StructCtx<'_> {
 /// one capacity check and copy instead of one per field.
 fn write_fixed_run(run: &[Plan<'_>], rt: &TokenStream) -> TokenStream {
     let mut at = 0usize;
-    let writes = run.iter().map(|p| {
-        let ident = &p.ident;
-        let size = fixed_size(&p.field.ty).unwrap_or(0);
-        let (from, to) = (at, at + size);
-        at = to;
-        quote!(#rt::Fixed::write_be(self.#ident, &mut run[#from..#to]);)
-    });
-    let writes: Vec<TokenStream> = writes.collect();
+    let writes: Vec<TokenStream> = run
+        .iter()
+        .map(|p| {
+            let ident = &p.ident;
+            let (from, to) = (at, at + fixed_size(&p.field.ty).unwrap_or(0));
+            at = to;
+            quote!(#rt::Fixed::write_be(self.#ident, &mut run[#from..#to]);)
+        })
+        .collect();
     quote! {{
         let mut run = [0u8; #at];
         #(#writes)*

@@ -421,12 +421,7 @@ impl PartitionLog {
     pub fn offsets_before(&self, time: i64, max: i32, now: SystemTime) -> Result<Vec<i64>, LogError> {
         let mut pairs: Vec<(u64, i64)> = Vec::with_capacity(self.segments.len() + 1);
         for s in &self.segments {
-            let mtime = s
-                .file
-                .metadata()
-                .and_then(|m| m.modified())
-                .map_err(LogError::io("stat segment", s.path.to_path_buf()))?;
-            pairs.push((s.start, millis(mtime)));
+            pairs.push((s.start, millis(s.modified()?)));
         }
         let visible = self.active_visible();
         if visible > 0 {
@@ -451,12 +446,7 @@ impl PartitionLog {
         if let Some(limit) = self.config.retention_age {
             let mut n = 0;
             for s in &self.segments {
-                let mtime = s
-                    .file
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .map_err(LogError::io("stat segment", s.path.to_path_buf()))?;
-                if !older_than(now, mtime, limit) {
+                if !older_than(now, s.modified()?, limit) {
                     break;
                 }
                 n += 1;

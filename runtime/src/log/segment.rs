@@ -3,6 +3,7 @@
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use crate::log::error::LogError;
 
@@ -51,6 +52,11 @@ impl Segment {
             .open(&path)
             .map_err(LogError::io("create segment", &path))?;
         Ok(Segment { start, path: path.into(), file: Arc::new(file), size: 0, flushed: 0 })
+    }
+
+    /// The file's modification time: a segment's age for OFFSETS and retention (as in 0.7).
+    pub(crate) fn modified(&self) -> Result<SystemTime, LogError> {
+        self.file.metadata().and_then(|m| m.modified()).map_err(LogError::io("stat segment", self.path.to_path_buf()))
     }
 
     pub(crate) fn end(&self) -> u64 {
