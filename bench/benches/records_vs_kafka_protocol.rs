@@ -7,7 +7,6 @@
 //!
 //! Run: `cargo bench -p kafka-wire-bench --bench records_vs_kafka_protocol`
 
-use std::hint::black_box;
 
 use bytes::{Bytes, BytesMut};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -19,7 +18,10 @@ use kafka_wire_runtime::records::{Compression, Records};
 
 #[path = "../../runtime/benches/common/records_workload.rs"]
 mod workload;
-use workload::{build as ours_encode, decode_all as ours_decode, decode_views, values, RECORDS, VALUE_LEN};
+use workload::{
+    bench_memcpy_crc32c_floor, build as ours_encode, decode_all as ours_decode, decode_views, values, RECORDS,
+    VALUE_LEN,
+};
 
 fn kp_records(data: &[(Bytes, Bytes)]) -> Vec<KpRecord> {
     data.iter()
@@ -76,13 +78,7 @@ fn benches(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(plain_len));
     group.sample_size(30);
 
-    let mut scratch = vec![0u8; plain.len()];
-    group.bench_function("baseline/memcpy+crc32c", |b| {
-        b.iter(|| {
-            scratch.copy_from_slice(black_box(&plain));
-            black_box(crc32c::crc32c(&scratch))
-        })
-    });
+    bench_memcpy_crc32c_floor(&mut group, &plain);
 
     for codec in Compression::ALL {
         let ours = ours_encode(codec, &data);

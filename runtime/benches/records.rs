@@ -13,7 +13,7 @@ use kafka_wire_runtime::records::{Compression, ReadOptions, Records, V2_HEADER_L
 
 #[path = "common/records_workload.rs"]
 mod workload;
-use workload::{build, decode_all, decode_views, values, RECORDS};
+use workload::{bench_memcpy_crc32c_floor, build, decode_all, decode_views, values, RECORDS};
 
 fn benches(c: &mut Criterion) {
     let data = values();
@@ -26,13 +26,7 @@ fn benches(c: &mut Criterion) {
     group.sample_size(30);
 
     // Floor: copy the batch and checksum it, nothing else.
-    let mut scratch = vec![0u8; plain.len()];
-    group.bench_function("baseline/memcpy+crc32c", |b| {
-        b.iter(|| {
-            scratch.copy_from_slice(black_box(&plain));
-            black_box(crc32c::crc32c(&scratch))
-        })
-    });
+    bench_memcpy_crc32c_floor(&mut group, &plain);
 
     // Breakdown of the uncompressed decode: the checksum alone, and the parse alone.
     group.bench_function("baseline/crc32c", |b| b.iter(|| black_box(crc32c::crc32c(black_box(&plain)))));

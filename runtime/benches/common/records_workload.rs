@@ -5,6 +5,8 @@
 use std::hint::black_box;
 
 use bytes::Bytes;
+use criterion::measurement::WallTime;
+use criterion::BenchmarkGroup;
 use kafka_wire_runtime::records::{
     Batch, BatchBuilder, BatchOptions, Compression, ReadOptions, Record, RecordRef, Records,
 };
@@ -65,4 +67,15 @@ pub fn decode_views(batch: &Bytes) -> usize {
         }
     }
     total
+}
+
+/// The floor any decoder that checks the CRC must pay: copy the batch and checksum it.
+pub fn bench_memcpy_crc32c_floor(group: &mut BenchmarkGroup<'_, WallTime>, batch: &Bytes) {
+    let mut scratch = vec![0u8; batch.len()];
+    group.bench_function("baseline/memcpy+crc32c", |b| {
+        b.iter(|| {
+            scratch.copy_from_slice(black_box(batch));
+            black_box(crc32c::crc32c(&scratch))
+        })
+    });
 }
