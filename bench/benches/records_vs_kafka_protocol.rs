@@ -7,7 +7,6 @@
 //!
 //! Run: `cargo bench -p kafka-wire-bench --bench records_vs_kafka_protocol`
 
-
 use bytes::{Bytes, BytesMut};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use kafka_protocol::records::{
