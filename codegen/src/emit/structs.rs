@@ -153,7 +153,7 @@ impl StructCtx<'_> {
         // Inlining a nested struct's decoder into its parent's array loop lets the value be
         // built in the vector's slot instead of on the stack and copied; inlining its encoder
         // saves a call and a result per element of an array of small structs.
-        let decode_inline = if self.is_root { quote!() } else { quote!(#[inline]) };
+        let nested_inline = if self.is_root { quote!() } else { quote!(#[inline]) };
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, PartialEq)]
@@ -169,7 +169,7 @@ impl StructCtx<'_> {
             }
 
             impl #rt::Encode for #ty {
-                #decode_inline
+                #nested_inline
                 fn encode_into(&self, buf: &mut #rt::Writer, version: i16) -> Result<(), #rt::EncodeError> {
                     #encode
                 }
@@ -179,7 +179,7 @@ impl StructCtx<'_> {
             }
 
             impl #rt::Decode for #ty {
-                #decode_inline
+                #nested_inline
                 fn decode(buf: &mut #rt::Bytes, version: i16) -> Result<Self, #rt::DecodeError> {
                     #decode
                 }
