@@ -123,14 +123,22 @@ fn background_flusher_flushes_what_appends_ask_for() {
         }
     }
     let last = last.expect("flushes were asked for");
-    assert_eq!(last.offset(), 600);
+    // A flush that starts late also takes the messages appended meanwhile and restarts the
+    // count, so the last point asked for lies within one interval (5 messages) of the end.
+    assert!((552..=600).contains(&last.offset()), "last flush point {}", last.offset());
     // The flusher gets there on its own; poll with a generous bound (no timing assertion).
     let handle = logs.get("t", 0).unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while handle.lock().unwrap().flushed_end() < 600 && Instant::now() < deadline {
+    while handle.lock().unwrap().flushed_end() < last.offset() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert_eq!(handle.lock().unwrap().flushed_end(), 600);
+    {
+        let log = handle.lock().unwrap();
+        assert!(log.flushed_end() >= last.offset());
+        assert_eq!(log.written_end(), 600);
+        // What no flush has covered yet is less than one interval: nothing was forgotten.
+        assert!(log.unflushed_messages() < 5, "{} unflushed", log.unflushed_messages());
+    }
     assert_eq!(logs.take_flush_errors().1, 0);
     assert!(logs.take_flush_errors().0.is_empty());
     logs.shutdown().unwrap();
