@@ -8,10 +8,16 @@
 # append path) unless BROKER_ARGS says otherwise, e.g. BROKER_ARGS="--set log.flush.interval=10000"
 # (the sample server.properties).
 #
+# CONGESTION=ALGO (e.g. cubic) gives the broker's connections that TCP congestion control
+# (kwire.socket.congestion.control) and sends the consume ceiling with it too; unset, both use the
+# system default. On loopback BBR paces FETCH answers (and the blast) well below what the
+# machine can move; see the README.
+#
 # RUNS=N repeats the whole run N times (fresh broker and log each time) and ends with the median
 # of every ratio: on a shared machine single runs vary a lot.
 #
-# Usage: scripts/perf-07.sh   (env: MESSAGES=500000 PORT=19092 BROKER_ARGS="--set k=v" KEEP=1 RUNS=1)
+# Usage: scripts/perf-07.sh   (env: MESSAGES=500000 PORT=19092 BROKER_ARGS="--set k=v" KEEP=1 RUNS=1
+#                                   CONGESTION=cubic)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target="${CARGO_TARGET_DIR:-$root/target}"
@@ -40,18 +46,24 @@ trap cleanup EXIT
 one_run() {
     rm -rf "$work"
     mkdir -p "$work/logs"
+    local cc_broker=() cc_perf=()
+    if [ -n "${CONGESTION:-}" ]; then
+        cc_broker=(--set "kwire.socket.congestion.control=$CONGESTION")
+        cc_perf=(--congestion "$CONGESTION")
+    fi
     # shellcheck disable=SC2086
-    "$broker" --log-dir "$work/logs" --port "$port" ${BROKER_ARGS:-} 2> "$work/broker.log" &
+    "$broker" --log-dir "$work/logs" --port "$port" "${cc_broker[@]}" ${BROKER_ARGS:-} 2> "$work/broker.log" &
     broker_pid=$!
     for _ in $(seq 1 200); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
         sleep 0.05
     done
-    echo "== $(date -u +%FT%TZ) kwire perf on 127.0.0.1:$port, $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "== $(date -u +%FT%TZ) kwire perf on 127.0.0.1:$port, $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)," \
+        "congestion control: ${CONGESTION:-system default ($(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null))}"
     "$kwire" --broker "127.0.0.1:$port" perf produce --topic perf --messages "$messages" --size 1024 \
         --batch-size 200 --ceiling-dir "$work"
-    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576
-    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304
+    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576 "${cc_perf[@]}"
+    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304 "${cc_perf[@]}"
     "$kwire" --broker "127.0.0.1:$port" perf latency --topic perf-latency --messages 2000 --rate 500
     cleanup
 }

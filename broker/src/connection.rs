@@ -227,7 +227,10 @@ impl<'a> Connection<'a> {
         let points = std::mem::take(&mut self.flushes);
         let logs = self.state.logs().clone();
         let flushed = tokio::task::spawn_blocking(move || points.iter().try_for_each(|p| logs.flush_to(p)));
-        flushed.await.map_err(io::Error::other)?.map_err(|e| io::Error::other(format!("flush failed: {e}")))
+        flushed.await.map_err(io::Error::other)?.map_err(|e| {
+            self.state.halt(format!("flush failed: {e}"));
+            io::Error::other(format!("flush failed: {e}"))
+        })
     }
 
     /// After the peer closed its side: finish the job and the requests received in full.

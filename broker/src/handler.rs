@@ -165,6 +165,10 @@ fn produce(state: &Arc<BrokerState>, p: &ProduceRequest) -> Result<Option<FlushP
             Ok(None)
         }
         Err(LogError::InvalidMessageSet(e)) => Err(format!("produce to {}-{partition}: {e}", p.topic)),
+        Err(e @ LogError::Io { .. }) => {
+            state.halt(format!("append to {}-{partition} failed: {e}", p.topic));
+            Err(format!("produce to {}-{partition}: {e}", p.topic))
+        }
         Err(e) => {
             warn!(topic = %p.topic, partition, error = %e, "append failed");
             Err(format!("produce to {}-{partition}: {e}", p.topic))

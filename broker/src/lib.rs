@@ -2,7 +2,8 @@
 //! `log` modules (see `shared/spec/kafka07.md`).
 //!
 //! * [`config`] / [`properties`]: 0.7's `server.properties`, checked strictly.
-//! * [`server::Broker`]: start-up, accept loop, flush and retention tasks, graceful shutdown.
+//! * [`server::Broker`]: start-up, accept loop, flush and retention tasks, graceful shutdown;
+//!   [`processors`]: the connection threads (`num.threads`).
 //! * [`connection`] / [`handler`] / [`respond`]: per-connection framing and pipelining, 0.7's
 //!   request semantics, and answers.
 //! * [`transport`]: responses, with log bytes sent by `sendfile` on Linux.
@@ -17,6 +18,7 @@ pub mod config;
 pub mod config_file;
 pub mod connection;
 pub mod handler;
+pub mod processors;
 pub mod properties;
 pub mod respond;
 pub mod server;

@@ -23,14 +23,15 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let runtime =
-        match tokio::runtime::Builder::new_multi_thread().worker_threads(config.num_threads).enable_all().build() {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("kwire-broker: error: cannot start the runtime: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
+    // Accepting, ZooKeeper and the flush and retention schedules; connections run on their
+    // own threads (`num.threads`, see `kafka_wire_broker::processors`).
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("kwire-broker: error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     match runtime.block_on(run(config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -48,6 +49,11 @@ async fn run(config: kafka_wire_broker::BrokerConfig) -> Result<(), String> {
     tokio::select! {
         _ = term.recv() => tracing::info!("SIGTERM received"),
         _ = int.recv() => tracing::info!("SIGINT received"),
+        reason = broker.halted() => {
+            // As 0.7 does: stop now, without the clean-shutdown marker; the next start recovers.
+            eprintln!("kwire-broker: halting: {reason}");
+            std::process::exit(1);
+        }
     }
     broker.shutdown().await.map_err(|e| format!("shutdown: {e}"))
 }

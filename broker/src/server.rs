@@ -15,6 +15,7 @@ use tracing::{debug, error, info, warn};
 
 use crate::config::BrokerConfig;
 use crate::connection::{serve, ConnectionLimits};
+use crate::processors::Processors;
 use crate::state::BrokerState;
 use crate::topic_settings::BrokerDefaults;
 use crate::zk::{self, Registration, RegistrationError};
@@ -27,6 +28,10 @@ pub enum StartError {
     LogTask { dir: String, detail: String },
     #[error("listening on {addr}: {source}")]
     Listen { addr: SocketAddr, source: std::io::Error },
+    #[error("kwire.socket.congestion.control={algorithm}: {source}")]
+    Congestion { algorithm: String, source: std::io::Error },
+    #[error("starting {count} connection threads (num.threads): {source}")]
+    Processors { count: usize, source: std::io::Error },
     #[error(transparent)]
     ZooKeeper(#[from] RegistrationError),
     #[error("loading the topic configuration in {dir}: {detail}")]
@@ -50,6 +55,8 @@ pub struct Broker {
     local_addr: SocketAddr,
     shutdown: watch::Sender<bool>,
     accept_task: tokio::task::JoinHandle<JoinSet<()>>,
+    /// The threads the connections run on.
+    processors: Arc<Processors>,
     background: Vec<tokio::task::JoinHandle<()>>,
     registrar: Option<zk::Registrar>,
 }
@@ -96,8 +103,35 @@ fn bind(config: &BrokerConfig) -> Result<TcpListener, StartError> {
     if let Some(size) = config.socket_receive_buffer {
         socket.set_recv_buffer_size(size).map_err(err)?;
     }
+    if let Some(algorithm) = &config.socket_congestion {
+        // Set here too so that an unknown or forbidden algorithm stops the start-up.
+        set_congestion(&socket, algorithm)
+            .map_err(|source| StartError::Congestion { algorithm: algorithm.clone(), source })?;
+    }
     socket.bind(addr).map_err(err)?;
     socket.listen(1024).map_err(err)
+}
+
+/// Sets a socket's TCP congestion control algorithm (`TCP_CONGESTION`; Linux only).
+fn set_congestion(socket: &impl std::os::fd::AsFd, algorithm: &str) -> std::io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    return socket2::SockRef::from(socket).set_tcp_congestion(algorithm.as_bytes()).map_err(|e| {
+        let hint = match e.raw_os_error() {
+            // ENOENT
+            Some(2) => "unknown algorithm (see /proc/sys/net/ipv4/tcp_available_congestion_control)",
+            // EPERM
+            Some(1) => {
+                "not permitted (without CAP_NET_ADMIN only net.ipv4.tcp_allowed_congestion_control may be chosen)"
+            }
+            _ => return e,
+        };
+        std::io::Error::new(e.kind(), hint)
+    });
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+    {
+        let _ = (socket, algorithm);
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "TCP_CONGESTION is not available on this platform"))
+    }
 }
 
 impl Broker {
@@ -149,8 +183,18 @@ impl Broker {
             idle_timeout: config.idle_timeout,
             request_timeout: config.request_timeout,
         };
-        let accept_task =
-            tokio::spawn(accept_loop(listener, state.clone(), limits, config.max_connections, shutdown_rx.clone()));
+        let processors = Arc::new(
+            Processors::start(config.num_threads)
+                .map_err(|source| StartError::Processors { count: config.num_threads, source })?,
+        );
+        let accept_task = tokio::spawn(accept_loop(
+            listener,
+            state.clone(),
+            processors.clone(),
+            Accepted { limits, congestion: config.socket_congestion.clone() },
+            config.max_connections,
+            shutdown_rx.clone(),
+        ));
         info!(
             "kwire-broker {} listening on {local_addr}, log dir {} ({} topics; {})",
             config.broker_id,
@@ -193,11 +237,18 @@ impl Broker {
                 }
             }
         };
-        Ok(Broker { state, local_addr, shutdown, accept_task, background, registrar })
+        Ok(Broker { state, local_addr, shutdown, accept_task, processors, background, registrar })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// Resolves when an append or flush failed with an I/O error and the broker must stop at
+    /// once without a clean shutdown (0.7 halts the process with exit status 1; so does
+    /// `kwire-broker`). Its reason says what failed.
+    pub async fn halted(&self) -> String {
+        self.state.halted().await
     }
 
     /// The shared state: log manager, live partition counts and topic overrides.
@@ -213,6 +264,7 @@ impl Broker {
         if let Ok(set) = self.accept_task.await {
             drain(set).await;
         }
+        drop(self.processors);
         for t in self.background {
             let _ = t.await;
         }
@@ -241,10 +293,18 @@ async fn drain(mut set: JoinSet<()>) {
     }
 }
 
+/// What every accepted connection gets.
+#[derive(Debug, Clone)]
+struct Accepted {
+    limits: ConnectionLimits,
+    congestion: Option<String>,
+}
+
 async fn accept_loop(
     listener: TcpListener,
     state: Arc<BrokerState>,
-    limits: ConnectionLimits,
+    processors: Arc<Processors>,
+    each: Accepted,
     max_connections: usize,
     mut shutdown: watch::Receiver<bool>,
 ) -> JoinSet<()> {
@@ -271,10 +331,25 @@ async fn accept_loop(
             continue;
         };
         debug!(%peer, "accepted");
-        let state = state.clone();
-        let shutdown = shutdown.clone();
-        connections.spawn(async move {
-            serve(stream, peer, state, limits, shutdown).await;
+        if let Some(algorithm) = &each.congestion {
+            if let Err(e) = set_congestion(&stream, algorithm) {
+                warn!(%peer, "cannot set congestion control {algorithm}: {e}");
+            }
+        }
+        // The socket moves to its processor's runtime (registered there, not here).
+        let stream = match stream.into_std() {
+            Ok(s) => s,
+            Err(e) => {
+                warn!(%peer, "dropping connection: {e}");
+                continue;
+            }
+        };
+        let (state, shutdown, limits) = (state.clone(), shutdown.clone(), each.limits);
+        processors.spawn(&mut connections, async move {
+            match tokio::net::TcpStream::from_std(stream) {
+                Ok(stream) => serve(stream, peer, state, limits, shutdown).await,
+                Err(e) => warn!(%peer, "dropping connection: {e}"),
+            }
             drop(permit);
         });
     }
@@ -288,17 +363,17 @@ async fn flush_task(state: Arc<BrokerState>, interval: Duration, mut shutdown: w
             _ = tokio::time::sleep(interval) => {}
         }
         let (errors, dropped) = state.logs().take_flush_errors();
-        for e in errors {
-            error!("background flush failed: {e}");
-        }
         if dropped > 0 {
             error!("{dropped} more background flushes failed");
+        }
+        if let Some(e) = errors.first() {
+            state.halt(format!("background flush failed: {e}"));
         }
         let logs = state.logs().clone();
         match tokio::task::spawn_blocking(move || logs.flush_due()).await {
             Ok(Ok(n)) if n > 0 => debug!(logs = n, "time-based flush"),
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => error!("time-based flush failed: {e}"),
+            Ok(Err(e)) => state.halt(format!("time-based flush failed: {e}")),
             Err(e) => error!("time-based flush task failed: {e}"),
         }
     }

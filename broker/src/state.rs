@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use kafka_wire_runtime::log::{LogError, LogManager, TopicOverrides};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::topic_settings::{BrokerDefaults, Overrides};
 
@@ -34,6 +34,8 @@ pub struct BrokerState {
     defaults: BrokerDefaults,
     /// ModifyTopic overrides in effect, per topic (only topics that have a configuration).
     dynamic: RwLock<BTreeMap<String, Overrides>>,
+    /// Why the broker must halt, once it must (see [`BrokerState::halt`]).
+    halt: watch::Sender<Option<String>>,
     /// The registrar's current ZooKeeper session (`None`: standalone or not connected).
     zk_client: RwLock<Option<zookeeper_client::Client>>,
     /// Whether the topic configuration lives in ZooKeeper (else in the log dir).
@@ -63,7 +65,33 @@ impl BrokerState {
             zk_client: RwLock::new(None),
             uses_zookeeper: AtomicBool::new(false),
             admin_lock: tokio::sync::Mutex::new(()),
+            halt: watch::channel(None).0,
         }
+    }
+
+    /// An append or flush failed with an I/O error: like 0.7 the broker must stop at once
+    /// (exit 1, no clean-shutdown marker), since what it acknowledged may not be on disk and
+    /// recovery at the next start is the only safe way on. The first reason wins.
+    pub fn halt(&self, reason: String) {
+        self.halt.send_if_modified(|current| {
+            if current.is_some() {
+                return false;
+            }
+            tracing::error!("halting: {reason}");
+            *current = Some(reason);
+            true
+        });
+    }
+
+    /// Resolves with the reason once [`BrokerState::halt`] was called.
+    pub async fn halted(&self) -> String {
+        let mut rx = self.halt.subscribe();
+        let reason = match rx.wait_for(Option::is_some).await {
+            Ok(reason) => reason.clone().unwrap_or_default(),
+            // The sender lives as long as `self`, so this cannot happen while we borrow it.
+            Err(_) => std::future::pending().await,
+        };
+        reason
     }
 
     pub fn defaults(&self) -> &BrokerDefaults {

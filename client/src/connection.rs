@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use kafka_wire_runtime::legacy::{
-    FetchRequest, FetchResponse, LegacyError, MultiFetchResponse, OffsetsRequest, OffsetsResponse, ProduceRequest,
-    RecvBuffer, Request,
+    ErrorCode, FetchRequest, FetchResponse, LegacyError, MultiFetchResponse, OffsetsRequest, OffsetsResponse,
+    ProduceRequest, RecvBuffer, Request,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -23,6 +23,14 @@ const READ_STEP: usize = 1 << 20;
 /// Bytes a FETCH answer or MULTIFETCH entry may hold besides its message set (error code and
 /// size fields, with room to spare).
 const FETCH_ANSWER_OVERHEAD: usize = 64;
+
+/// The start of a FETCH answer read on its own (see [`BrokerConnection::receive_fetch_head`]):
+/// the broker's error code and how many message-set bytes follow on the connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchHead {
+    pub error: ErrorCode,
+    pub len: usize,
+}
 
 #[derive(Debug)]
 pub struct BrokerConnection {
@@ -141,22 +149,92 @@ impl BrokerConnection {
     }
 
     async fn read_frame_inner(&mut self) -> Result<Bytes> {
-        self.fill(4).await?;
-        let buf = self.read_buf.bytes();
-        let size = i32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]);
-        let size = match usize::try_from(size) {
-            Ok(n) if (2..=self.max_response).contains(&n) => n,
-            _ => {
-                return Err(ClientError::Protocol {
-                    addr: self.addr.clone(),
-                    source: LegacyError::FrameSize { size, max: self.max_response },
-                })
-            }
-        };
+        let size = self.read_frame_size().await?;
         self.fill(4 + size).await?;
         let buf = self.read_buf.bytes();
         buf.advance(4);
         Ok(buf.split_to(size).freeze())
+    }
+
+    /// Reads a frame's size field (left in the buffer) and checks it: at least the 2 bytes of
+    /// an error code, at most the largest response accepted.
+    async fn read_frame_size(&mut self) -> Result<usize> {
+        self.fill(4).await?;
+        let buf = self.read_buf.bytes();
+        let size = i32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]);
+        match usize::try_from(size) {
+            Ok(n) if (2..=self.max_response).contains(&n) => Ok(n),
+            _ => Err(self.protocol(LegacyError::FrameSize { size, max: self.max_response })),
+        }
+    }
+
+    /// Reads only the head of the answer to the oldest FETCH sent (size and error code). Its
+    /// `len` message-set bytes are then read with [`BrokerConnection::receive_more`] and taken
+    /// with [`BrokerConnection::take_received`], so that a consumer can check each run of
+    /// messages while it is still in the CPU cache instead of after the whole answer arrived.
+    /// All `len` bytes must be read before the next answer (or [`BrokerConnection::discard`]ed).
+    pub(crate) async fn receive_fetch_head(&mut self) -> Result<FetchHead> {
+        let timeout = self.timeout;
+        let head = async {
+            let size = self.read_frame_size().await?;
+            self.fill(6).await?;
+            let buf = self.read_buf.bytes();
+            let code = i16::from_be_bytes([buf[4], buf[5]]);
+            buf.advance(6);
+            Ok::<_, ClientError>((code, size - 2))
+        };
+        let (code, len) = match tokio::time::timeout(timeout, head).await {
+            Err(_) => return Err(ClientError::Timeout { addr: self.addr.clone(), secs: timeout.as_secs() }),
+            Ok(r) => r?,
+        };
+        // Room for the whole message set at once when our fetch allows that much.
+        if len <= self.fetch_room {
+            self.read_buf.reserve(len);
+        }
+        match ErrorCode::from_code(code) {
+            Ok(error) => Ok(FetchHead { error, len }),
+            Err(e) => {
+                self.discard(len).await?;
+                Err(self.protocol(e))
+            }
+        }
+    }
+
+    /// One read of at most `max` (> 0) further bytes of the answer being received; returns how
+    /// many arrived. They join [`BrokerConnection::received`].
+    pub(crate) async fn receive_more(&mut self, max: usize) -> Result<usize> {
+        self.read_buf.reserve(max.min(READ_STEP));
+        let mut room = self.read_buf.bytes().limit(max);
+        match tokio::time::timeout(self.timeout, self.stream.read_buf(&mut room)).await {
+            Err(_) => Err(ClientError::Timeout { addr: self.addr.clone(), secs: self.timeout.as_secs() }),
+            Ok(Ok(0)) => Err(ClientError::Closed { addr: self.addr.clone() }),
+            Ok(Ok(n)) => Ok(n),
+            Ok(Err(e)) => Err(self.io_err(e)),
+        }
+    }
+
+    /// The bytes received by [`BrokerConnection::receive_more`] and not yet taken.
+    pub(crate) fn received(&mut self) -> &[u8] {
+        self.read_buf.bytes()
+    }
+
+    /// Takes the first `n` received bytes, without copying them.
+    pub(crate) fn take_received(&mut self, n: usize) -> Bytes {
+        self.read_buf.bytes().split_to(n).freeze()
+    }
+
+    /// Reads and drops `n` bytes: the rest of an answer nobody wants, so that the connection
+    /// stays in step with the broker's frames.
+    pub(crate) async fn discard(&mut self, mut n: usize) -> Result<()> {
+        let buffered = self.read_buf.len().min(n);
+        self.read_buf.bytes().advance(buffered);
+        n -= buffered;
+        while n > 0 {
+            let got = self.receive_more(n.min(READ_STEP)).await?;
+            self.read_buf.bytes().advance(got);
+            n -= got;
+        }
+        Ok(())
     }
 
     /// Reads until `want` bytes are buffered, and never more: reading on into the next frame

@@ -5,12 +5,19 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use kafka_wire_runtime::legacy::{
-    valid_bytes, ErrorCode, FetchRequest, FetchResponse, OFFSETS_EARLIEST, OFFSETS_LATEST,
+    complete_bytes, valid_bytes, ErrorCode, FetchRequest, FetchResponse, LegacyError, OFFSETS_EARLIEST, OFFSETS_LATEST,
 };
 
 use crate::connection::BrokerConnection;
 use crate::error::{ClientError, Result};
 use crate::fetch::{decode_each, FetchSize, SetEnd, DEFAULT_FETCH_SIZE, DEFAULT_MAX_FETCH_SIZE};
+
+/// How much of a FETCH answer is read before the complete messages in it are checked and
+/// decoded: well inside a core's L2 cache, so the CRC pass reads what the copy just wrote.
+const DECODE_PIECE: usize = 256 * 1024;
+/// How much of a FETCH answer is left to check and decode when its last byte arrives and the
+/// fetch ahead goes out.
+const DECODE_HOLD: usize = 1024 * 1024;
 
 /// A message with where it came from and where to resume after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,8 +167,15 @@ fn apply_into(
         ErrorCode::OffsetOutOfRange => return Ok(Applied::OutOfRange),
         code => return Ok(Applied::Failed(code)),
     }
+    let end = decode_onto(cursor, response.messages, cursor.offset, out)?;
+    settle(cursor, end)
+}
+
+/// Decodes `set`, taken from log offset `base` of `cursor`'s partition, onto the end of `out`.
+/// On an error nothing is left appended.
+fn decode_onto(cursor: &PartitionCursor, set: Bytes, base: u64, out: &mut Vec<ConsumedMessage>) -> Result<SetEnd> {
     let start = out.len();
-    let decoded = decode_each(response.messages, cursor.offset, |m| {
+    let decoded = decode_each(set, base, |m| {
         out.push(ConsumedMessage {
             topic: cursor.topic.clone(),
             broker_id: cursor.broker_id,
@@ -171,14 +185,16 @@ fn apply_into(
             payload: m.payload,
         })
     });
-    let decoded = match decoded {
-        Ok(d) => d,
-        Err(source) => {
-            out.truncate(start);
-            return Err(ClientError::Message { topic: cursor.topic.to_string(), partition: cursor.partition, source });
-        }
-    };
-    match decoded {
+    decoded.map_err(|source| {
+        out.truncate(start);
+        ClientError::Message { topic: cursor.topic.to_string(), partition: cursor.partition, source }
+    })
+}
+
+/// Moves `cursor` past a decoded answer, or grows its fetch size when the answer's first
+/// message did not fit.
+fn settle(cursor: &mut PartitionCursor, end: SetEnd) -> Result<Applied> {
+    match end {
         SetEnd::TooSmall { needed } => {
             if !cursor.size.grow_for(needed) {
                 return Err(ClientError::MessageTooLarge {
@@ -288,24 +304,33 @@ impl SimpleConsumer {
         Ok(())
     }
 
+    /// Sends `requests` unless the fetch sent ahead asked for exactly them; a stale one is
+    /// read and dropped first.
+    async fn request(&mut self, requests: Vec<FetchRequest>) -> Result<()> {
+        match self.ahead.take() {
+            Some(sent) if sent == requests => Ok(()),
+            stale => {
+                if let Some(sent) = stale {
+                    receive_responses(&mut self.conn, sent.len()).await?;
+                }
+                send_requests(&mut self.conn, requests).await
+            }
+        }
+    }
+
     /// One fetch round: the answer to the fetch sent ahead if it asked for what the cursors
     /// want now, else a new request. Messages go onto the end of `out`; returns whether a
     /// fetch size grew (that partition gets nothing this round).
     async fn round(&mut self, out: &mut Vec<ConsumedMessage>) -> Result<bool> {
+        if self.cursors.len() == 1 {
+            return self.round_streamed(out).await;
+        }
         let requests: Vec<FetchRequest> = self.cursors.iter().map(PartitionCursor::request).collect();
         if requests.is_empty() {
             return Ok(false);
         }
         let count = requests.len();
-        match self.ahead.take() {
-            Some(sent) if sent == requests => {}
-            stale => {
-                if let Some(sent) = stale {
-                    receive_responses(&mut self.conn, sent.len()).await?;
-                }
-                send_requests(&mut self.conn, requests).await?;
-            }
-        }
+        self.request(requests).await?;
         let responses = receive_responses(&mut self.conn, count).await?;
         if self.fetch_ahead {
             if let Some(next) = next_requests(&self.cursors, &responses) {
@@ -324,6 +349,82 @@ impl SimpleConsumer {
             }
         }
         Ok(grew)
+    }
+
+    /// [`SimpleConsumer::round`] for a single partition (FETCH), checking and decoding the
+    /// answer piece by piece as it arrives: each run of complete messages is CRC-checked while
+    /// the bytes just read are still in the CPU cache, instead of after a whole answer of
+    /// several MiB has pushed its start out. The fetch ahead goes out as soon as the last byte
+    /// arrived, before the last piece is decoded.
+    async fn round_streamed(&mut self, out: &mut Vec<ConsumedMessage>) -> Result<bool> {
+        let request = self.cursors[0].request();
+        self.request(vec![request]).await?;
+        let head = self.conn.receive_fetch_head().await?;
+        if head.error != ErrorCode::NoError {
+            self.conn.discard(head.len).await?;
+            return Err(self.broker_error(0, head.error));
+        }
+        let start = out.len();
+        let from = self.cursors[0].offset;
+        let (mut base, mut left) = (from, head.len);
+        let mut failed = None;
+        loop {
+            if left > 0 {
+                // The held-back end of the answer is read in one go; before it, pieces.
+                let want = if left <= DECODE_HOLD { left } else { DECODE_PIECE };
+                left -= self.conn.receive_more(want).await?;
+            }
+            if failed.is_none() {
+                // Until the last byte is in, the newest bytes wait: decoded after the fetch
+                // ahead went out, they keep this side busy while the broker turns around.
+                let received = self.conn.received();
+                let window = if left == 0 { received.len() } else { received.len().saturating_sub(DECODE_HOLD) };
+                match complete_bytes(&received[..window], base) {
+                    Err(source) => failed = Some(self.message_error(source)),
+                    Ok(complete) => {
+                        if left == 0 && self.fetch_ahead && base + complete as u64 > from {
+                            let mut next = self.cursors[0].clone();
+                            next.offset = base + complete as u64;
+                            let next = vec![next.request()];
+                            send_requests(&mut self.conn, next.clone()).await?;
+                            self.ahead = Some(next);
+                        }
+                        if complete > 0 {
+                            let piece = self.conn.take_received(complete);
+                            match decode_onto(&self.cursors[0], piece, base, out) {
+                                Ok(_) => base += complete as u64,
+                                Err(e) => failed = Some(e),
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(e) = failed {
+                // Keep the connection in step: the rest of this answer is read and dropped.
+                let unread = left + self.conn.received().len();
+                self.conn.discard(unread).await?;
+                out.truncate(start);
+                return Err(e);
+            }
+            if left == 0 {
+                break;
+            }
+        }
+        let unread = self.conn.received().len();
+        let tail = self.conn.take_received(unread);
+        if base > from {
+            // The tail is the cut-off start of the next message, fetched next time.
+            self.cursors[0].offset = base;
+            return Ok(false);
+        }
+        // Nothing complete: an empty answer, or a first message larger than the fetch size.
+        let end = decode_onto(&self.cursors[0], tail, base, out)?;
+        Ok(matches!(settle(&mut self.cursors[0], end)?, Applied::Grew))
+    }
+
+    fn message_error(&self, source: LegacyError) -> ClientError {
+        let cursor = &self.cursors[0];
+        ClientError::Message { topic: cursor.topic.to_string(), partition: cursor.partition, source }
     }
 
     /// One fetch round over every partition, growing fetch sizes (and fetching again) as
@@ -363,5 +464,152 @@ impl SimpleConsumer {
             None => (String::new(), -1),
         };
         ClientError::Broker { addr: self.conn.addr().to_owned(), topic, partition, code }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::BytesMut;
+    use kafka_wire_runtime::legacy::message::put_message_set;
+    use kafka_wire_runtime::legacy::{Magic, Request};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+    use tokio::sync::mpsc;
+
+    /// `count` v1 messages whose payloads are `tag-i` padded to `size` bytes.
+    fn message_set(tag: &str, count: usize, size: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
+        let payloads: Vec<Vec<u8>> = (0..count)
+            .map(|i| {
+                let mut p = format!("{tag}-{i}-").into_bytes();
+                p.resize(size, b'x');
+                p
+            })
+            .collect();
+        let mut set = BytesMut::new();
+        put_message_set(&mut set, Magic::V1, &payloads).unwrap();
+        (set.to_vec(), payloads)
+    }
+
+    fn answer(error: i16, body: &[u8]) -> Vec<u8> {
+        let mut frame = i32::try_from(body.len() + 2).unwrap().to_be_bytes().to_vec();
+        frame.extend_from_slice(&error.to_be_bytes());
+        frame.extend_from_slice(body);
+        frame
+    }
+
+    /// A scripted broker: for each answer, reads one request (reported on the channel) and
+    /// writes the answer in odd-sized pieces, so that answers arrive the way big ones do.
+    async fn scripted_broker(answers: Vec<Vec<u8>>) -> (String, mpsc::UnboundedReceiver<Request>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            for a in answers {
+                let size = s.read_i32().await.unwrap();
+                let mut frame = vec![0u8; size as usize];
+                s.read_exact(&mut frame).await.unwrap();
+                let _ = tx.send(Request::decode(frame.into()).unwrap());
+                for piece in a.chunks(77_777) {
+                    s.write_all(piece).await.unwrap();
+                    tokio::task::yield_now().await;
+                }
+            }
+            // Keep the connection open until the client is done.
+            let _ = s.read_u8().await;
+        });
+        (addr, rx)
+    }
+
+    fn fetch_of(r: Request) -> FetchRequest {
+        match r {
+            Request::Fetch(f) => f,
+            other => panic!("expected a FETCH, got {other:?}"),
+        }
+    }
+
+    async fn consumer_at(addr: &str, offset: u64, fetch_size: usize) -> SimpleConsumer {
+        let conn = BrokerConnection::connect(addr).await.unwrap();
+        let mut cursor = PartitionCursor::new("t", 0, 0, offset);
+        cursor.size = FetchSize::new(fetch_size, 16 << 20);
+        SimpleConsumer::with_cursors(conn, vec![cursor])
+    }
+
+    /// An answer several times the decode hold, cut off mid-message, is decoded whole with
+    /// 0.7's offsets; the fetch sent ahead starts at the end of its last complete message.
+    #[tokio::test]
+    async fn a_streamed_answer_decodes_whole_and_fetches_ahead_from_its_last_complete_message() {
+        let (set, payloads) = message_set("a", 4000, 1000);
+        let cut = 3 * DECODE_HOLD + 500; // ends inside a message
+        let (addr, mut requests) = scripted_broker(vec![answer(0, &set[..cut]), answer(0, &[])]).await;
+        let mut consumer = consumer_at(&addr, 100, cut).await;
+        let got = consumer.fetch().await.unwrap();
+        let entry = set.len() / payloads.len();
+        let complete = cut / entry;
+        assert_eq!(got.len(), complete);
+        for (i, m) in got.iter().enumerate() {
+            assert_eq!(m.payload[..], payloads[i][..]);
+            assert_eq!((m.offset, m.next_offset), (100 + (i * entry) as u64, 100 + ((i + 1) * entry) as u64));
+        }
+        assert_eq!(consumer.offset(), 100 + (complete * entry) as u64);
+        let first = fetch_of(requests.recv().await.unwrap());
+        assert_eq!((first.offset, first.max_size), (100, cut as i32));
+        let ahead = fetch_of(requests.recv().await.unwrap());
+        assert_eq!(ahead.offset, 100 + (complete * entry) as i64);
+        // The answer to the fetch sent ahead is the next round's.
+        assert!(consumer.fetch().await.unwrap().is_empty());
+    }
+
+    /// A corrupt message in the middle of a streamed answer is an error naming its offset;
+    /// nothing is returned, the position stays, and the rest of the answer is read and dropped
+    /// so that the next fetch on the same connection gets its own answer.
+    #[tokio::test]
+    async fn corruption_mid_answer_fails_the_round_and_keeps_the_connection_in_step() {
+        let (set, payloads) = message_set("b", 2000, 1000);
+        let entry = set.len() / payloads.len();
+        let mut bad = set.clone();
+        let victim = 700 * entry + 30; // inside message 700's payload
+        bad[victim] ^= 0xff;
+        let (addr, mut requests) = scripted_broker(vec![answer(0, &bad), answer(0, &set[..10 * entry])]).await;
+        let mut consumer = consumer_at(&addr, 0, set.len()).await;
+        let err = consumer.fetch().await.unwrap_err();
+        assert!(
+            matches!(&err, ClientError::Message { source: LegacyError::CrcMismatch { offset, .. }, .. } if *offset == (700 * entry) as u64),
+            "{err:?}"
+        );
+        assert_eq!(consumer.offset(), 0);
+        let got = consumer.fetch().await.unwrap();
+        assert_eq!(got.len(), 10);
+        assert_eq!(got[9].payload[..], payloads[9][..]);
+        assert_eq!(fetch_of(requests.recv().await.unwrap()).offset, 0);
+        assert_eq!(fetch_of(requests.recv().await.unwrap()).offset, 0);
+    }
+
+    /// A first message larger than the fetch size grows the fetch size and is fetched again;
+    /// a broker error code is an error and its answer's body is skipped.
+    #[tokio::test]
+    async fn growth_and_broker_errors_on_the_streamed_path() {
+        let (set, payloads) = message_set("c", 2, 5000);
+        let (addr, mut requests) = scripted_broker(vec![
+            answer(0, &set[..1024]),
+            answer(0, &set),
+            answer(1, &[]),
+            answer(2, b"whatever the broker put here"),
+            answer(0, &[]),
+        ])
+        .await;
+        let mut consumer = consumer_at(&addr, 0, 1024).await;
+        let got = consumer.fetch().await.unwrap();
+        assert_eq!(got.iter().map(|m| m.payload.to_vec()).collect::<Vec<_>>(), payloads);
+        assert_eq!(fetch_of(requests.recv().await.unwrap()).max_size, 1024);
+        let grown = fetch_of(requests.recv().await.unwrap());
+        assert!(grown.max_size >= (set.len() / 2) as i32, "{grown:?}");
+        consumer.set_fetch_ahead(false);
+        let out_of_range = consumer.fetch().await.unwrap_err();
+        assert!(matches!(out_of_range, ClientError::Broker { code: ErrorCode::OffsetOutOfRange, .. }));
+        let invalid = consumer.fetch().await.unwrap_err();
+        assert!(matches!(invalid, ClientError::Broker { code: ErrorCode::InvalidMessage, .. }), "{invalid:?}");
+        assert!(consumer.fetch().await.unwrap().is_empty());
     }
 }

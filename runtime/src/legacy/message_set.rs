@@ -46,6 +46,25 @@ pub fn valid_bytes(set: &[u8]) -> Result<usize, LegacyError> {
     Ok(pos)
 }
 
+/// Length in bytes of the complete shallow entries at the front of `bytes` (taken from log
+/// offset `base`), part of a message set still arriving: an incomplete entry at the end (even
+/// the first) is simply not counted yet. Errors only on a negative length, which no amount of
+/// further bytes can mend.
+pub fn complete_bytes(bytes: &[u8], base: u64) -> Result<usize, LegacyError> {
+    let mut pos = 0;
+    while bytes.len() - pos >= 4 {
+        let length = i32::from_be_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]]);
+        let Ok(len) = usize::try_from(length) else {
+            return Err(LegacyError::InvalidMessageSize { offset: base.saturating_add(pos as u64), length });
+        };
+        if len > bytes.len() - pos - 4 {
+            break;
+        }
+        pos += 4 + len;
+    }
+    Ok(pos)
+}
+
 /// An outer entry of a message set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShallowEntry<'a> {

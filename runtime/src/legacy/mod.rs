@@ -31,7 +31,7 @@ pub use error_code::ErrorCode;
 pub use frame::{FrameDecoder, DEFAULT_MAX_REQUEST_SIZE};
 pub use message::{Magic, MessageRef};
 pub use message_set::{
-    valid_bytes, validate_message_set, DeepIter, DeepMessage, SetSummary, ShallowEntry, ShallowIter,
+    complete_bytes, valid_bytes, validate_message_set, DeepIter, DeepMessage, SetSummary, ShallowEntry, ShallowIter,
 };
 pub use recv_buffer::RecvBuffer;
 pub use request::{

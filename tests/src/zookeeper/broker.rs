@@ -184,6 +184,22 @@ impl BrokerProcess {
         self.child.as_ref().map(Child::id)
     }
 
+    /// The exit status if the process ends within `within` (it is then no longer running);
+    /// `None` if it is still running after that.
+    pub fn exit_within(&mut self, within: Duration) -> std::io::Result<Option<ExitStatus>> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().transpose()).transpose()? {
+                self.child = None;
+                return Ok(Some(status));
+            }
+            if Instant::now() >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Whether the process is still running.
     pub fn is_running(&mut self) -> bool {
         self.child.as_mut().is_some_and(|c| c.try_wait().ok().flatten().is_none())

@@ -41,8 +41,9 @@ fn pattern(chunk: usize) -> Vec<u8> {
 }
 
 /// Sends `bytes` in `chunk`-sized writes to a reader on another thread over 127.0.0.1; the
-/// time runs until the reader has received the last byte.
-pub fn tcp_blast(bytes: u64, chunk: usize) -> std::io::Result<Measured> {
+/// time runs until the reader has received the last byte. `congestion` names the sending
+/// socket's TCP congestion control algorithm (`None`: the system default).
+pub fn tcp_blast(bytes: u64, chunk: usize, congestion: Option<&str>) -> std::io::Result<Measured> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     let reader = std::thread::spawn(move || -> std::io::Result<u64> {
@@ -60,6 +61,10 @@ pub fn tcp_blast(bytes: u64, chunk: usize) -> std::io::Result<Measured> {
     let data = pattern(chunk);
     let start = Instant::now();
     let mut s = TcpStream::connect(addr)?;
+    if let Some(algorithm) = congestion {
+        set_congestion(&s, algorithm)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("congestion control {algorithm}: {e}")))?;
+    }
     let mut left = bytes;
     while left > 0 {
         let n = (data.len() as u64).min(left) as usize;
@@ -73,6 +78,16 @@ pub fn tcp_blast(bytes: u64, chunk: usize) -> std::io::Result<Measured> {
         return Err(std::io::Error::other(format!("blast reader got {received} of {bytes} bytes")));
     }
     Ok(Measured { bytes, elapsed })
+}
+
+#[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+fn set_congestion(s: &TcpStream, algorithm: &str) -> std::io::Result<()> {
+    socket2::SockRef::from(s).set_tcp_congestion(algorithm.as_bytes())
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+fn set_congestion(_: &TcpStream, _: &str) -> std::io::Result<()> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "TCP_CONGESTION is not available on this platform"))
 }
 
 /// Writes `bytes` in `chunk`-sized writes to a new file in `dir`, then fsyncs; the file is

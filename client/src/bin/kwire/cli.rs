@@ -245,6 +245,9 @@ pub struct CeilingArgs {
     /// Directory for the file-write ceiling (use the broker's log filesystem).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// TCP congestion control of the blast's sending socket (default: the system's).
+    #[arg(long, value_name = "ALGORITHM")]
+    pub congestion: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -287,6 +290,10 @@ pub struct PerfConsumeArgs {
     pub fetch_size: usize,
     #[arg(long)]
     pub no_ceilings: bool,
+    /// TCP congestion control of the ceiling's sending socket: give the broker's
+    /// `kwire.socket.congestion.control` so that both move bytes alike (default: the system's).
+    #[arg(long, value_name = "ALGORITHM")]
+    pub congestion: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -105,7 +105,7 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     if !a.no_ceilings {
         let chunk = (stats.set_bytes / stats.requests.max(1)).max(1) as usize;
         let dir = a.ceiling_dir.unwrap_or_else(default_ceiling_dir);
-        let tcp = best_of(|| tcp_blast(stats.set_bytes, chunk))?;
+        let tcp = best_of(|| tcp_blast(stats.set_bytes, chunk, None))?;
         let file = best_of(|| file_write(&dir, stats.set_bytes, chunk))?;
         print_ceiling("tcp loopback", &tcp, wire_mbs);
         print_ceiling("file write", &file, wire_mbs);
@@ -150,8 +150,11 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
         count as f64 / elapsed.as_secs_f64().max(1e-9)
     );
     if !a.no_ceilings && wire > 0 {
-        let tcp = best_of(|| tcp_blast(wire, a.fetch_size))?;
+        let tcp = best_of(|| tcp_blast(wire, a.fetch_size, a.congestion.as_deref()))?;
         print_ceiling("tcp loopback", &tcp, wire_mbs);
+        if let Some(algorithm) = &a.congestion {
+            println!("  (ceiling sent with congestion control {algorithm})");
+        }
     }
     Ok(())
 }
@@ -221,7 +224,7 @@ async fn latency(cluster: &Cluster, a: PerfLatencyArgs) -> CmdResult {
 
 fn ceilings(a: CeilingArgs) -> CmdResult {
     let dir = a.dir.unwrap_or_else(default_ceiling_dir);
-    let tcp = best_of(|| tcp_blast(a.bytes, a.chunk))?;
+    let tcp = best_of(|| tcp_blast(a.bytes, a.chunk, a.congestion.as_deref()))?;
     let file = best_of(|| file_write(&dir, a.bytes, a.chunk))?;
     println!(
         "ceiling tcp loopback {:>9.1} MB/s ({} bytes in {:.2} s)",
