@@ -55,6 +55,11 @@ pub async fn serve(
     let mut conn = Connection::new(&stream, &state, limits);
     match conn.run(&mut shutdown).await {
         Ok(()) => debug!(%peer, "connection closed"),
+        // A client that leaves without reading its last answers (a consumer's fetch sent
+        // ahead) is ordinary, not news.
+        Err(e) if matches!(e.kind(), io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset) => {
+            debug!(%peer, "connection closed by the peer: {e}")
+        }
         Err(e) => info!(%peer, "closing connection: {e}"),
     }
     // A job still running finishes on its own; its outcome no longer matters.

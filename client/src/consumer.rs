@@ -586,6 +586,27 @@ mod tests {
         assert_eq!(fetch_of(requests.recv().await.unwrap()).offset, 0);
     }
 
+    /// A negative length in the middle of an answer is found while it is still arriving: the
+    /// rest of the answer is read and dropped and nothing is fetched ahead.
+    #[tokio::test]
+    async fn a_broken_length_mid_answer_drops_the_rest_of_it() {
+        let (set, payloads) = message_set("d", 3000, 1000);
+        let entry = set.len() / payloads.len();
+        let mut bad = set.clone();
+        bad[300 * entry..300 * entry + 4].copy_from_slice(&(-5i32).to_be_bytes());
+        let (addr, mut requests) = scripted_broker(vec![answer(0, &bad), answer(0, &set[..3 * entry])]).await;
+        let mut consumer = consumer_at(&addr, 0, set.len()).await;
+        let err = consumer.fetch().await.unwrap_err();
+        assert!(
+            matches!(&err, ClientError::Message { source: LegacyError::InvalidMessageSize { offset, length: -5 }, .. } if *offset == (300 * entry) as u64),
+            "{err:?}"
+        );
+        assert_eq!(consumer.fetch().await.unwrap().len(), 3);
+        let offsets: Vec<i64> = (0..2).map(|_| fetch_of(requests.try_recv().unwrap()).offset).collect();
+        assert_eq!(offsets, [0, 0]);
+        assert!(requests.try_recv().is_err(), "nothing was fetched ahead");
+    }
+
     /// A first message larger than the fetch size grows the fetch size and is fetched again;
     /// a broker error code is an error and its answer's body is skipped.
     #[tokio::test]

@@ -406,9 +406,7 @@ impl GroupConsumer {
         match self.maintain_session().await {
             Err(e) if self.session_ended(&e) => self.renew_session().await,
             // Reconnecting to ZooKeeper: try again next round (a rebalance cut short stays due).
-            Err(e @ ClientError::ZooKeeper { source: zookeeper_client::Error::ConnectionLoss, .. })
-                if self.failures < self.config.max_fetch_failures =>
-            {
+            Err(e) if is_connection_loss(&e) && self.failures < self.config.max_fetch_failures => {
                 self.failures += 1;
                 self.trigger.raised.store(true, Ordering::SeqCst);
                 tracing::warn!("{e}; will retry");
@@ -501,10 +499,19 @@ impl GroupConsumer {
                     // Drop buffered messages of this partition: they precede the reset.
                     self.buffer
                         .retain(|m| !(m.broker_id == broker && m.partition == bp.partition && *m.topic == *topic));
-                    self.zk.write_offset(&self.config.group, &topic, &bp, offset).await?;
                     o.cursor.offset = offset;
                     o.consumed = offset;
-                    o.committed = Some(offset);
+                    o.committed = match self.zk.write_offset(&self.config.group, &topic, &bp, offset).await {
+                        Ok(()) => Some(offset),
+                        // The session ended or is reconnecting: the next commit writes the
+                        // offset, and the next round's housekeeping renews the session.
+                        Err(e) if self.session_ended(&e) || is_connection_loss(&e) => {
+                            tracing::warn!("{e}; the reset offset is committed later");
+                            self.trigger.raised.store(true, Ordering::SeqCst);
+                            None
+                        }
+                        Err(e) => return Err(e),
+                    };
                 }
                 PartitionOutcome::Failed(code) => {
                     tracing::warn!("{} {broker}-{}: broker error {code:?}", o.cursor.topic, o.cursor.partition);
@@ -579,6 +586,11 @@ impl Drop for GroupConsumer {
             w.abort();
         }
     }
+}
+
+/// Whether `e` is a ZooKeeper request cut off while the client reconnects.
+fn is_connection_loss(e: &ClientError) -> bool {
+    matches!(e, ClientError::ZooKeeper { source: zookeeper_client::Error::ConnectionLoss, .. })
 }
 
 /// Keeps a children watch on `path` (or an existence watch while it is missing) and raises
