@@ -588,9 +588,13 @@ impl Drop for GroupConsumer {
     }
 }
 
-/// Whether `e` is a ZooKeeper request cut off while the client reconnects.
+/// Whether `e` is a ZooKeeper request cut off while the client loses or re-establishes its
+/// connection (the session may well live on): worth trying again next round. The client
+/// reports a silent server ("no response from connection in …ms") and socket errors as
+/// `Custom`.
 fn is_connection_loss(e: &ClientError) -> bool {
-    matches!(e, ClientError::ZooKeeper { source: zookeeper_client::Error::ConnectionLoss, .. })
+    use zookeeper_client::Error as Zk;
+    matches!(e, ClientError::ZooKeeper { source: Zk::ConnectionLoss | Zk::Timeout | Zk::Throttled | Zk::Custom(_), .. })
 }
 
 /// Keeps a children watch on `path` (or an existence watch while it is missing) and raises

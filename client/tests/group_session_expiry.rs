@@ -118,6 +118,21 @@ async fn consumer_registers_again_after_session_expiry_and_keeps_consuming() {
     produce(&b0.address(), 40..100).await;
     consume_until(&mut consumer, &mut seen, 100).await;
 
+    // The consumer may fetch on (as 0.7's fetchers do) before its ZooKeeper client has learnt
+    // that the session is over; it registers again once it has. Keep polling until then.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let owner = node(&zk, ID_NODE).await.map(|(_, owner)| owner);
+        let mut claimed = true;
+        for path in OWNER_NODES {
+            claimed &= owner.is_some() && node(&zk, path).await.map(|(_, o)| o) == owner;
+        }
+        if claimed {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{ID_NODE} and its partitions were not registered again");
+        assert!(consumer.next_message(Duration::from_millis(20)).await.expect("next").is_none());
+    }
     let (value, owner) = node(&zk, ID_NODE).await.expect("registered again");
     assert_eq!(value, registration.0, "same registration value");
     assert_ne!(owner, first_owner, "registered by a new session");
