@@ -1,61 +1,52 @@
 //! An I/O error while appending halts the broker as 0.7 does (exit status 1, no clean-shutdown
 //! marker), and the next start recovers everything that was acknowledged before it.
 //!
-//! The error is real: the segment file is made immutable (`chattr +i`, ext4 and root needed), so
-//! the broker's next write to it fails with EPERM. Where that cannot be done the test says so and
-//! passes, except under CI, where it must run.
+//! The error is real and needs no privileges: the broker runs under a 1 KiB file-size limit
+//! (`ulimit -f 1`, with SIGXFSZ ignored), so the kernel refuses the write that would grow the
+//! segment past it (EFBIG). The restart runs without the limit.
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::Duration;
 
 use common::*;
 
-/// Clears the immutable flag again when dropped, so that the temp dir can be removed.
-struct Immutable(PathBuf);
-
-impl Immutable {
-    fn set(path: &Path) -> Result<Immutable, String> {
-        let out = Command::new("chattr").arg("+i").arg(path).output().map_err(|e| format!("chattr: {e}"))?;
-        if !out.status.success() {
-            return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
-        }
-        Ok(Immutable(path.to_owned()))
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
-    }
+/// A wrapper that starts `kwire-broker` under a 1 KiB file-size limit unless `nolimit` exists
+/// beside it.
+fn limited_broker(dir: &std::path::Path) -> std::path::PathBuf {
+    let script = dir.join("kwire-broker-limited");
+    let text = format!(
+        "#!/bin/bash\nif [ ! -e '{nolimit}' ]; then ulimit -f 1; trap '' XFSZ; fi\nexec '{bin}' \"$@\"\n",
+        nolimit = dir.join("nolimit").display(),
+        bin = env!("CARGO_BIN_EXE_kwire-broker"),
+    );
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
 }
 
 #[test]
 fn an_append_io_error_halts_the_broker_and_a_restart_recovers() {
-    let mut b = broker(BrokerOptions::default().set("log.flush.interval", 1));
+    let scratch = TempDir::new("kwire-halt").unwrap();
+    let wrapper = limited_broker(scratch.path());
+    let opts = BrokerOptions { log_dir: Some(scratch.path().join("logs")), ..Default::default() };
+    let mut b = BrokerProcess::start(&wrapper, opts.set("log.flush.interval", 1)).expect("broker starts");
     let mut c = Conn::connect(b.addr());
     c.produce("t", 0, &set_v0(&[b"before"]));
     // OFFSETS answers after the append (and its fsync, interval 1) finished.
-    assert_eq!(c.offsets("t", 0, -1, 1), (0, vec![msg_v0(b"before").len() as i64]));
+    let before = msg_v0(b"before").len() as i64;
+    assert_eq!(c.offsets("t", 0, -1, 1), (0, vec![before]));
 
-    let segment = b.log_dir().join("t-0").join("00000000000000000000.kafka");
-    let guard = match Immutable::set(&segment) {
-        Ok(g) => g,
-        Err(why) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipped: cannot make {} immutable ({why}); needs root on ext4", segment.display());
-            return;
-        }
-        Err(why) => panic!("cannot make {} immutable under CI: {why}", segment.display()),
-    };
-    c.produce("t", 0, &set_v0(&[b"after"]));
+    // 2 KiB more would take the segment past the 1 KiB limit.
+    c.produce("t", 0, &set_v0(&[vec![b'x'; 2048]]));
     let status = b.exit_within(Duration::from_secs(20)).unwrap().expect("the broker halts");
     assert_eq!(status.code(), Some(1), "{}", b.stderr());
     assert!(b.stderr().contains("halting: append to t-0 failed"), "{}", b.stderr());
     assert!(!b.log_dir().join(".kafka_cleanshutdown").exists(), "no clean-shutdown marker after a halt");
 
-    drop(guard);
+    std::fs::write(scratch.path().join("nolimit"), b"").unwrap();
     b.restart().unwrap();
     let mut c = Conn::connect(b.addr());
     let got: Vec<Vec<u8>> = c.fetch_all("t", 0, 0).into_iter().map(|(_, p)| p).collect();
