@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{free_port, TempDir};
+use super::TempDir;
 
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -80,10 +80,9 @@ impl BrokerProcess {
     pub fn start(bin: impl Into<PathBuf>, opts: BrokerOptions) -> std::io::Result<BrokerProcess> {
         let scratch = TempDir::new("kwire-broker")?;
         let log_dir = opts.log_dir.clone().unwrap_or_else(|| scratch.path().join("logs"));
-        let port = match opts.port {
-            Some(p) => p,
-            None => free_port()?,
-        };
+        // Port 0: the broker binds a free port itself and logs it, so that two tests starting
+        // brokers at the same moment can never be handed the same one.
+        let port = opts.port.unwrap_or(0);
         let mut args = vec![
             "--log-dir".to_owned(),
             log_dir.display().to_string(),
@@ -135,7 +134,14 @@ impl BrokerProcess {
         let err = std::fs::File::create(self.stderr_path(self.starts))?;
         let child = Command::new(&self.bin)
             .args(&self.args)
-            .env("RUST_LOG", std::env::var("KWIRE_TEST_LOG").unwrap_or_else(|_| "info".to_owned()))
+            // The start-up line (where it listens) is needed whatever else is logged.
+            .env(
+                "RUST_LOG",
+                format!(
+                    "{},kafka_wire_broker::server=info",
+                    std::env::var("KWIRE_TEST_LOG").unwrap_or_else(|_| "info".to_owned())
+                ),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(err)
@@ -144,13 +150,23 @@ impl BrokerProcess {
         Ok(())
     }
 
+    /// Starts the process and waits for its "listening on ADDR" line: proof that this process
+    /// (not another test's broker on a reused port) holds the port. A broker started on port 0
+    /// keeps the port it got for its restarts.
     fn spawn_and_wait(&mut self) -> std::io::Result<()> {
         self.spawn()?;
         let deadline = Instant::now() + START_TIMEOUT;
-        let addr = self.addr();
         loop {
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok() {
-                return Ok(());
+            if let Some(port) = listening_port(&self.stderr()) {
+                if self.port == 0 {
+                    self.port = port;
+                    if let Some(i) = self.args.iter().position(|a| a == "--port") {
+                        self.args[i + 1] = port.to_string();
+                    }
+                }
+                if port == self.port && TcpStream::connect_timeout(&self.addr(), Duration::from_millis(500)).is_ok() {
+                    return Ok(());
+                }
             }
             if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
                 self.child = None;
@@ -273,4 +289,11 @@ impl Drop for BrokerProcess {
     fn drop(&mut self) {
         let _ = self.kill9();
     }
+}
+
+/// The port of the broker's start-up line `… listening on 127.0.0.1:PORT, log dir …`.
+fn listening_port(stderr: &str) -> Option<u16> {
+    let rest = stderr.split("listening on ").nth(1)?;
+    let addr: SocketAddr = rest.split(',').next()?.trim().parse().ok()?;
+    Some(addr.port())
 }
