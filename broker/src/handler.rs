@@ -37,8 +37,6 @@ impl FetchAnswer {
 
 #[derive(Debug)]
 pub enum Outcome {
-    /// PRODUCE and MULTIPRODUCE: nothing is sent back.
-    NoResponse,
     Fetch(FetchAnswer),
     MultiFetch(Vec<FetchAnswer>),
     Offsets(OffsetsResponse),
@@ -106,15 +104,8 @@ pub fn produce_all(state: &Arc<BrokerState>, requests: impl IntoIterator<Item = 
 /// fine.
 pub fn handle(state: &Arc<BrokerState>, request: &Request, nonblocking: bool) -> Option<Outcome> {
     Some(match request {
-        Request::Produce(_) | Request::MultiProduce(_) => {
-            if nonblocking {
-                return None;
-            }
-            match produce_all(state, [request.clone()]).close {
-                None => Outcome::NoResponse,
-                Some(reason) => Outcome::Close(reason),
-            }
-        }
+        // The connection runs these as jobs, which also owe the flushes they ask for.
+        Request::Produce(_) | Request::MultiProduce(_) => Outcome::Close("PRODUCE must go through produce_all".into()),
         Request::Fetch(f) => Outcome::Fetch(fetch(state, f, MAX_RESPONSE - 2, nonblocking)?),
         Request::MultiFetch(entries) => {
             // Keep the total within i32: later entries get what is left.

@@ -47,14 +47,6 @@ impl Processors {
         set.spawn_on(task, &self.handles[i])
     }
 
-    pub fn len(&self) -> usize {
-        self.handles.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.handles.is_empty()
-    }
-
     /// Ends the threads. Connections still running on them are dropped with their runtime.
     pub fn stop(&mut self) {
         for stop in self.stops.drain(..) {

@@ -42,7 +42,6 @@ pub async fn respond(
         }
     };
     match outcome {
-        Outcome::NoResponse => Ok(()),
         Outcome::Close(reason) => Err(io::Error::new(io::ErrorKind::InvalidData, reason)),
         Outcome::Offsets(o) => {
             let mut out = BytesMut::new();

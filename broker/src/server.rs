@@ -95,8 +95,8 @@ fn bind(config: &BrokerConfig) -> Result<TcpListener, StartError> {
     }
     .map_err(err)?;
     socket.set_reuseaddr(true).map_err(err)?;
-    // Accepted sockets inherit these (0.7's socket.send.buffer / socket.receive.buffer); when
-    // they are not configured the kernel autotunes both.
+    // Accepted sockets inherit these (0.7's socket.send.buffer / socket.receive.buffer; when
+    // they are not configured the kernel autotunes both) and the congestion control.
     if let Some(size) = config.socket_send_buffer {
         socket.set_send_buffer_size(size).map_err(err)?;
     }
@@ -104,7 +104,7 @@ fn bind(config: &BrokerConfig) -> Result<TcpListener, StartError> {
         socket.set_recv_buffer_size(size).map_err(err)?;
     }
     if let Some(algorithm) = &config.socket_congestion {
-        // Set here too so that an unknown or forbidden algorithm stops the start-up.
+        // An unknown or forbidden algorithm stops the start-up.
         set_congestion(&socket, algorithm)
             .map_err(|source| StartError::Congestion { algorithm: algorithm.clone(), source })?;
     }
@@ -113,7 +113,7 @@ fn bind(config: &BrokerConfig) -> Result<TcpListener, StartError> {
 }
 
 /// Sets a socket's TCP congestion control algorithm (`TCP_CONGESTION`; Linux only).
-fn set_congestion(socket: &impl std::os::fd::AsFd, algorithm: &str) -> std::io::Result<()> {
+fn set_congestion(socket: &TcpSocket, algorithm: &str) -> std::io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
     return socket2::SockRef::from(socket).set_tcp_congestion(algorithm.as_bytes()).map_err(|e| {
         let hint = match e.raw_os_error() {
@@ -135,8 +135,8 @@ fn set_congestion(socket: &impl std::os::fd::AsFd, algorithm: &str) -> std::io::
 }
 
 impl Broker {
-    /// Starts the broker on the current tokio runtime (which must be multi-threaded: appends
-    /// run on blocking threads).
+    /// Starts the broker: accepting, ZooKeeper and the schedules run on the current tokio
+    /// runtime, connections on `num.threads` processor threads of their own.
     pub async fn start(config: BrokerConfig) -> Result<Broker, StartError> {
         let dir = config.log_dir.display().to_string();
         let opened = {
@@ -191,7 +191,7 @@ impl Broker {
             listener,
             state.clone(),
             processors.clone(),
-            Accepted { limits, congestion: config.socket_congestion.clone() },
+            limits,
             config.max_connections,
             shutdown_rx.clone(),
         ));
@@ -293,18 +293,11 @@ async fn drain(mut set: JoinSet<()>) {
     }
 }
 
-/// What every accepted connection gets.
-#[derive(Debug, Clone)]
-struct Accepted {
-    limits: ConnectionLimits,
-    congestion: Option<String>,
-}
-
 async fn accept_loop(
     listener: TcpListener,
     state: Arc<BrokerState>,
     processors: Arc<Processors>,
-    each: Accepted,
+    limits: ConnectionLimits,
     max_connections: usize,
     mut shutdown: watch::Receiver<bool>,
 ) -> JoinSet<()> {
@@ -331,11 +324,6 @@ async fn accept_loop(
             continue;
         };
         debug!(%peer, "accepted");
-        if let Some(algorithm) = &each.congestion {
-            if let Err(e) = set_congestion(&stream, algorithm) {
-                warn!(%peer, "cannot set congestion control {algorithm}: {e}");
-            }
-        }
         // The socket moves to its processor's runtime (registered there, not here).
         let stream = match stream.into_std() {
             Ok(s) => s,
@@ -344,7 +332,7 @@ async fn accept_loop(
                 continue;
             }
         };
-        let (state, shutdown, limits) = (state.clone(), shutdown.clone(), each.limits);
+        let (state, shutdown) = (state.clone(), shutdown.clone());
         processors.spawn(&mut connections, async move {
             match tokio::net::TcpStream::from_std(stream) {
                 Ok(stream) => serve(stream, peer, state, limits, shutdown).await,

@@ -106,46 +106,42 @@ impl BrokerConnection {
         ClientError::Io { addr: self.addr.clone(), source }
     }
 
+    fn timed_out(&self) -> ClientError {
+        ClientError::Timeout { addr: self.addr.clone(), secs: self.timeout.as_secs() }
+    }
+
+    /// The outcome of one I/O step run under the request timeout, as a client error.
+    fn timed<T>(&self, r: std::result::Result<std::io::Result<T>, tokio::time::error::Elapsed>) -> Result<T> {
+        match r {
+            Err(_) => Err(self.timed_out()),
+            Ok(r) => r.map_err(|e| self.io_err(e)),
+        }
+    }
+
     async fn send(&mut self, request: &Request) -> Result<()> {
-        if matches!(request, Request::Produce(_) | Request::MultiProduce(_)) {
+        let written = if matches!(request, Request::Produce(_) | Request::MultiProduce(_)) {
             // Message sets go out from their own buffers, without a copy into `write_buf`.
             let chunks = request.encode_chunks().map_err(ClientError::Encode)?;
-            let write = write_all_chunks(&mut self.stream, &chunks);
-            return match tokio::time::timeout(self.timeout, write).await {
-                Err(_) => Err(ClientError::Timeout { addr: self.addr.clone(), secs: self.timeout.as_secs() }),
-                Ok(Err(e)) => Err(self.io_err(e)),
-                Ok(Ok(())) => Ok(()),
-            };
-        }
-        self.write_buf.clear();
-        request.encode(&mut self.write_buf).map_err(ClientError::Encode)?;
-        let write = self.stream.write_all(&self.write_buf);
-        match tokio::time::timeout(self.timeout, write).await {
-            Err(_) => Err(ClientError::Timeout { addr: self.addr.clone(), secs: self.timeout.as_secs() }),
-            Ok(Err(e)) => Err(self.io_err(e)),
-            Ok(Ok(())) => Ok(()),
-        }
+            tokio::time::timeout(self.timeout, write_all_chunks(&mut self.stream, &chunks)).await
+        } else {
+            self.write_buf.clear();
+            request.encode(&mut self.write_buf).map_err(ClientError::Encode)?;
+            tokio::time::timeout(self.timeout, self.stream.write_all(&self.write_buf)).await
+        };
+        self.timed(written)
     }
 
     /// Sends already-encoded request frames as they are (used by `kwire perf` to reuse one
     /// encoded batch).
     pub async fn send_raw(&mut self, frame: &[u8]) -> Result<()> {
-        let write = self.stream.write_all(frame);
-        match tokio::time::timeout(self.timeout, write).await {
-            Err(_) => Err(ClientError::Timeout { addr: self.addr.clone(), secs: self.timeout.as_secs() }),
-            Ok(Err(e)) => Err(self.io_err(e)),
-            Ok(Ok(())) => Ok(()),
-        }
+        let written = tokio::time::timeout(self.timeout, self.stream.write_all(frame)).await;
+        self.timed(written)
     }
 
     /// Reads one response frame and returns its contents (after the size field). The buffer
     /// grows with the bytes actually received, never straight to the announced size.
     async fn read_frame(&mut self) -> Result<Bytes> {
-        let timeout = self.timeout;
-        match tokio::time::timeout(timeout, self.read_frame_inner()).await {
-            Err(_) => Err(ClientError::Timeout { addr: self.addr.clone(), secs: timeout.as_secs() }),
-            Ok(r) => r,
-        }
+        tokio::time::timeout(self.timeout, self.read_frame_inner()).await.unwrap_or_else(|_| Err(self.timed_out()))
     }
 
     async fn read_frame_inner(&mut self) -> Result<Bytes> {
@@ -183,10 +179,7 @@ impl BrokerConnection {
             buf.advance(6);
             Ok::<_, ClientError>((code, size - 2))
         };
-        let (code, len) = match tokio::time::timeout(timeout, head).await {
-            Err(_) => return Err(ClientError::Timeout { addr: self.addr.clone(), secs: timeout.as_secs() }),
-            Ok(r) => r?,
-        };
+        let (code, len) = tokio::time::timeout(timeout, head).await.unwrap_or_else(|_| Err(self.timed_out()))?;
         // Room for the whole message set at once when our fetch allows that much.
         if len <= self.fetch_room {
             self.read_buf.reserve(len);
@@ -205,11 +198,10 @@ impl BrokerConnection {
     pub(crate) async fn receive_more(&mut self, max: usize) -> Result<usize> {
         self.read_buf.reserve(max.min(READ_STEP));
         let mut room = self.read_buf.bytes().limit(max);
-        match tokio::time::timeout(self.timeout, self.stream.read_buf(&mut room)).await {
-            Err(_) => Err(ClientError::Timeout { addr: self.addr.clone(), secs: self.timeout.as_secs() }),
-            Ok(Ok(0)) => Err(ClientError::Closed { addr: self.addr.clone() }),
-            Ok(Ok(n)) => Ok(n),
-            Ok(Err(e)) => Err(self.io_err(e)),
+        let read = tokio::time::timeout(self.timeout, self.stream.read_buf(&mut room)).await;
+        match self.timed(read)? {
+            0 => Err(ClientError::Closed { addr: self.addr.clone() }),
+            n => Ok(n),
         }
     }
 

@@ -364,47 +364,36 @@ impl SimpleConsumer {
             self.conn.discard(head.len).await?;
             return Err(self.broker_error(0, head.error));
         }
-        let start = out.len();
         let from = self.cursors[0].offset;
         let (mut base, mut left) = (from, head.len);
-        let mut failed = None;
         loop {
             if left > 0 {
                 // The held-back end of the answer is read in one go; before it, pieces.
                 let want = if left <= DECODE_HOLD { left } else { DECODE_PIECE };
                 left -= self.conn.receive_more(want).await?;
             }
-            if failed.is_none() {
-                // Until the last byte is in, the newest bytes wait: decoded after the fetch
-                // ahead went out, they keep this side busy while the broker turns around.
-                let received = self.conn.received();
-                let window = if left == 0 { received.len() } else { received.len().saturating_sub(DECODE_HOLD) };
-                match complete_bytes(&received[..window], base) {
-                    Err(source) => failed = Some(self.message_error(source)),
-                    Ok(complete) => {
-                        if left == 0 && self.fetch_ahead && base + complete as u64 > from {
-                            let mut next = self.cursors[0].clone();
-                            next.offset = base + complete as u64;
-                            let next = vec![next.request()];
-                            send_requests(&mut self.conn, next.clone()).await?;
-                            self.ahead = Some(next);
-                        }
-                        if complete > 0 {
-                            let piece = self.conn.take_received(complete);
-                            match decode_onto(&self.cursors[0], piece, base, out) {
-                                Ok(_) => base += complete as u64,
-                                Err(e) => failed = Some(e),
-                            }
-                        }
-                    }
-                }
+            // Until the last byte is in, the newest bytes wait: decoded after the fetch ahead
+            // went out, they keep this side busy while the broker turns around.
+            let received = self.conn.received();
+            let window = if left == 0 { received.len() } else { received.len().saturating_sub(DECODE_HOLD) };
+            let complete = match complete_bytes(&received[..window], base) {
+                Ok(complete) => complete,
+                Err(source) => return self.abandon_answer(left, self.message_error(source)).await,
+            };
+            let next_offset = base + complete as u64;
+            if left == 0 && self.fetch_ahead && next_offset > from {
+                let mut next = self.cursors[0].clone();
+                next.offset = next_offset;
+                let next = vec![next.request()];
+                send_requests(&mut self.conn, next.clone()).await?;
+                self.ahead = Some(next);
             }
-            if let Some(e) = failed {
-                // Keep the connection in step: the rest of this answer is read and dropped.
-                let unread = left + self.conn.received().len();
-                self.conn.discard(unread).await?;
-                out.truncate(start);
-                return Err(e);
+            if complete > 0 {
+                let piece = self.conn.take_received(complete);
+                if let Err(e) = decode_onto(&self.cursors[0], piece, base, out) {
+                    return self.abandon_answer(left, e).await;
+                }
+                base = next_offset;
             }
             if left == 0 {
                 break;
@@ -420,6 +409,15 @@ impl SimpleConsumer {
         // Nothing complete: an empty answer, or a first message larger than the fetch size.
         let end = decode_onto(&self.cursors[0], tail, base, out)?;
         Ok(matches!(settle(&mut self.cursors[0], end)?, Applied::Grew))
+    }
+
+    /// Reads and drops the rest of an answer that failed to decode (`left` bytes still on the
+    /// connection), so the connection stays in step, and returns `error`. The caller
+    /// ([`SimpleConsumer::fetch_into`]) takes back what this round appended.
+    async fn abandon_answer(&mut self, left: usize, error: ClientError) -> Result<bool> {
+        let unread = left + self.conn.received().len();
+        self.conn.discard(unread).await?;
+        Err(error)
     }
 
     fn message_error(&self, source: LegacyError) -> ClientError {

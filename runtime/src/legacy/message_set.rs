@@ -52,17 +52,14 @@ pub fn valid_bytes(set: &[u8]) -> Result<usize, LegacyError> {
 /// further bytes can mend.
 pub fn complete_bytes(bytes: &[u8], base: u64) -> Result<usize, LegacyError> {
     let mut pos = 0;
-    while bytes.len() - pos >= 4 {
-        let length = i32::from_be_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]]);
-        let Ok(len) = usize::try_from(length) else {
-            return Err(LegacyError::InvalidMessageSize { offset: base.saturating_add(pos as u64), length });
-        };
-        if len > bytes.len() - pos - 4 {
-            break;
+    loop {
+        match next_frame(bytes, pos, base) {
+            Ok(Some((_, end))) => pos = end,
+            // An incomplete first entry is only "too large" once the whole answer is in.
+            Ok(None) | Err(LegacyError::MessageLargerThanFetchSize { .. }) => return Ok(pos),
+            Err(e) => return Err(e),
         }
-        pos += 4 + len;
     }
-    Ok(pos)
 }
 
 /// An outer entry of a message set.
