@@ -2,7 +2,8 @@
 # Kafka 0.7 benchmark on loopback: starts kwire-broker, runs `kwire perf produce` (1 KiB
 # messages, batches of 200), `kwire perf consume` and `kwire perf latency`, each printing its
 # ceilings (TCP loopback blast of the same bytes, sequential file write + fsync in the log's
-# filesystem) and ratios from the same run.
+# filesystem) and ratios from the same run. `perf consume` makes PASSES passes over the log,
+# each followed by a blast of the same bytes, and compares the medians.
 #
 # The broker runs with 0.7's defaults (fsync every 500 messages, done by group commit off the
 # append path) unless BROKER_ARGS says otherwise, e.g. BROKER_ARGS="--set log.flush.interval=10000"
@@ -17,7 +18,7 @@
 # of every ratio: on a shared machine single runs vary a lot.
 #
 # Usage: scripts/perf-07.sh   (env: MESSAGES=500000 PORT=19092 BROKER_ARGS="--set k=v" KEEP=1 RUNS=1
-#                                   CONGESTION=cubic)
+#                                   PASSES=5 CONGESTION=cubic)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target="${CARGO_TARGET_DIR:-$root/target}"
@@ -30,6 +31,7 @@ messages="${MESSAGES:-500000}"
 port="${PORT:-19092}"
 work="${PERF_DIR:-$target/perf-07}"
 runs="${RUNS:-1}"
+passes="${PASSES:-5}"
 broker_pid=
 
 cleanup() {
@@ -62,8 +64,8 @@ one_run() {
         "congestion control: ${CONGESTION:-system default ($(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null))}"
     "$kwire" --broker "127.0.0.1:$port" perf produce --topic perf --messages "$messages" --size 1024 \
         --batch-size 200 --ceiling-dir "$work"
-    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576 "${cc_perf[@]}"
-    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304 "${cc_perf[@]}"
+    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576 --runs "$passes" "${cc_perf[@]}"
+    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304 --runs "$passes" "${cc_perf[@]}"
     "$kwire" --broker "127.0.0.1:$port" perf latency --topic perf-latency --messages 2000 --rate 500
     cleanup
 }

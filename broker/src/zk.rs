@@ -6,7 +6,8 @@
 //!
 //! A node left by an earlier session of this broker (a restart after `kill -9` within the
 //! session timeout) is waited out; a node that outlives that wait belongs to a live broker and
-//! start-up is refused. After a session expiry everything is registered again.
+//! start-up is refused. A holder whose published address accepts connections is live, and is
+//! refused at once without the wait. After a session expiry everything is registered again.
 //!
 //! The same session watches the topic configuration ([`crate::zk_config`]): every topic's
 //! `/config/topics/<topic>` is applied at start-up and after an expiry, and each new
@@ -91,13 +92,15 @@ async fn connect(cfg: &ZkConfig) -> Result<Client, RegistrationError> {
 }
 
 /// Creates an ephemeral node owned by this session. A node from another session with the same
-/// data is ours from before and is replaced; with other data it is waited out for up to `wait`.
-/// Returns the other owner's data if it is still there after that.
+/// data is ours from before and is replaced; with other data it is waited out for up to `wait`,
+/// unless it is a broker node (`own_address` given) whose holder answers on its published
+/// address. Returns the other owner's data if it is still there after that.
 async fn create_ephemeral(
     client: &Client,
     path: &str,
     data: &str,
     wait: Duration,
+    own_address: Option<(&str, u16)>,
 ) -> Result<Option<String>, RegistrationError> {
     let deadline = Instant::now() + wait;
     let mut announced = false;
@@ -130,6 +133,11 @@ async fn create_ephemeral(
             return Ok(Some(existing));
         }
         if !announced {
+            if let Some((host, port)) = own_address {
+                if holder_accepts_connections(&existing, host, port).await {
+                    return Ok(Some(existing));
+                }
+            }
             announced = true;
             info!(path, existing, "node held by another session; waiting up to {wait:?} for it to expire");
         }
@@ -149,7 +157,7 @@ async fn register_topic(client: &Client, reg: &Registration, topic: &str, count:
     let parent = format!("/brokers/topics/{topic}");
     client.mkdir(&parent, &persistent()).await.map_err(op("create", &parent))?;
     let path = reg.topic_path(topic);
-    if let Some(other) = create_ephemeral(client, &path, &count.to_string(), Duration::ZERO).await? {
+    if let Some(other) = create_ephemeral(client, &path, &count.to_string(), Duration::ZERO, None).await? {
         // Another session holds it: only possible after our broker node was taken over; the
         // stale node goes with its session, re-registration on the next expiry fixes it.
         warn!(path, other, "topic registration held by another session");
@@ -171,7 +179,8 @@ async fn register_all(
     }
     let path = reg.broker_path();
     let data = format!("{creator}:{}:{}", reg.host, reg.port);
-    if let Some(other) = create_ephemeral(client, &path, &data, wait).await? {
+    let own = Some((reg.host.as_str(), reg.port));
+    if let Some(other) = create_ephemeral(client, &path, &data, wait, own).await? {
         return Err(RegistrationError::AlreadyRegistered { id: reg.broker_id, path, data: other });
     }
     info!(path, data, session = %client.session_id(), "registered in ZooKeeper");
@@ -179,6 +188,21 @@ async fn register_all(
         register_topic(client, reg, &topic, state.partition_count(&topic)).await?;
     }
     Ok(())
+}
+
+/// Whether the broker that published `holder` (`creator:host:port`, 0.7's broker node value)
+/// answers on its address: then it is alive, and waiting for its session to expire is
+/// pointless. An address equal to ours (`host`, `port`) says nothing (we would reach
+/// ourselves), nor does one that cannot be parsed or reached within a second.
+async fn holder_accepts_connections(holder: &str, host: &str, port: u16) -> bool {
+    let parts: Vec<&str> = holder.split(':').collect();
+    let [_, their_host, their_port] = parts[..] else { return false };
+    let Ok(their_port) = their_port.parse::<u16>() else { return false };
+    if their_host == host && their_port == port {
+        return false;
+    }
+    let connect = tokio::net::TcpStream::connect((their_host, their_port));
+    matches!(tokio::time::timeout(Duration::from_secs(1), connect).await, Ok(Ok(_)))
 }
 
 async fn unregister_topic(client: &Client, reg: &Registration, topic: &str) {

@@ -138,7 +138,8 @@ fn second_live_broker_with_the_same_id_is_refused_but_a_restart_after_kill_9_is_
     let mut first = zk_broker(zk_opts(&zk, 5));
     let (value, _) = read(&rt, &client, "/brokers/ids/5").unwrap();
 
-    // Same id, another port and log dir: refused after waiting out a possible stale session.
+    // Same id, another port and log dir: the holder answers on its published address, so it is
+    // live and the second broker is refused without waiting out a possible stale session.
     let mut second = BrokerProcess::start(env!("CARGO_BIN_EXE_kwire-broker"), zk_opts(&zk, 5));
     let err = second.as_mut().err().map(|e| e.to_string()).unwrap_or_else(|| {
         // It bound its port before registering; it must exit on its own.
@@ -151,6 +152,7 @@ fn second_live_broker_with_the_same_id_is_refused_but_a_restart_after_kill_9_is_
         s.stderr()
     });
     assert!(err.contains("already registered by a live broker"), "{err}");
+    assert!(!err.contains("waiting up to"), "refused at once, not after the stale-session wait: {err}");
     assert_eq!(read(&rt, &client, "/brokers/ids/5").unwrap().0, value, "first registration untouched");
 
     // kill -9 leaves the node until the session expires; a restart waits it out and registers.

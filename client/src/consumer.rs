@@ -12,8 +12,8 @@ use crate::connection::BrokerConnection;
 use crate::error::{ClientError, Result};
 use crate::fetch::{decode_each, FetchSize, SetEnd, DEFAULT_FETCH_SIZE, DEFAULT_MAX_FETCH_SIZE};
 
-/// How much of a FETCH answer is read before the complete messages in it are checked and
-/// decoded: well inside a core's L2 cache, so the CRC pass reads what the copy just wrote.
+/// How much of a FETCH answer is read at a time before the complete messages in it are checked
+/// and decoded: well inside a core's L2 cache, so the CRC pass reads what the copy just wrote.
 const DECODE_PIECE: usize = 256 * 1024;
 /// How much of a FETCH answer is left to check and decode when its last byte arrives and the
 /// fetch ahead goes out.
@@ -352,10 +352,11 @@ impl SimpleConsumer {
     }
 
     /// [`SimpleConsumer::round`] for a single partition (FETCH), checking and decoding the
-    /// answer piece by piece as it arrives: each run of complete messages is CRC-checked while
-    /// the bytes just read are still in the CPU cache, instead of after a whole answer of
-    /// several MiB has pushed its start out. The fetch ahead goes out as soon as the last byte
-    /// arrived, before the last piece is decoded.
+    /// answer piece by piece as it arrives: each read's message boundaries are found right
+    /// after the kernel copied the bytes (while they are in the CPU cache), and while much of
+    /// the answer is still to come each run of complete messages is CRC-checked and decoded at
+    /// once. The last [`DECODE_HOLD`] bytes are read in one go and decoded after the fetch ahead
+    /// went out, which keeps this side busy while the broker turns around.
     async fn round_streamed(&mut self, out: &mut Vec<ConsumedMessage>) -> Result<bool> {
         let request = self.cursors[0].request();
         self.request(vec![request]).await?;
@@ -365,22 +366,22 @@ impl SimpleConsumer {
             return Err(self.broker_error(0, head.error));
         }
         let from = self.cursors[0].offset;
-        let (mut base, mut left) = (from, head.len);
+        // `scanned`: received bytes known to be whole messages (log offsets `base..`).
+        let (mut base, mut left, mut scanned) = (from, head.len, 0usize);
         loop {
             if left > 0 {
-                // The held-back end of the answer is read in one go; before it, pieces.
                 let want = if left <= DECODE_HOLD { left } else { DECODE_PIECE };
                 left -= self.conn.receive_more(want).await?;
             }
-            // Until the last byte is in, the newest bytes wait: decoded after the fetch ahead
-            // went out, they keep this side busy while the broker turns around.
             let received = self.conn.received();
-            let window = if left == 0 { received.len() } else { received.len().saturating_sub(DECODE_HOLD) };
-            let complete = match complete_bytes(&received[..window], base) {
-                Ok(complete) => complete,
+            match complete_bytes(&received[scanned..], base + scanned as u64) {
+                Ok(more) => scanned += more,
                 Err(source) => return self.abandon_answer(left, self.message_error(source)).await,
-            };
-            let next_offset = base + complete as u64;
+            }
+            if left > 0 && left <= DECODE_HOLD {
+                continue;
+            }
+            let next_offset = base + scanned as u64;
             if left == 0 && self.fetch_ahead && next_offset > from {
                 let mut next = self.cursors[0].clone();
                 next.offset = next_offset;
@@ -388,12 +389,13 @@ impl SimpleConsumer {
                 send_requests(&mut self.conn, next.clone()).await?;
                 self.ahead = Some(next);
             }
-            if complete > 0 {
-                let piece = self.conn.take_received(complete);
+            if scanned > 0 {
+                let piece = self.conn.take_received(scanned);
                 if let Err(e) = decode_onto(&self.cursors[0], piece, base, out) {
                     return self.abandon_answer(left, e).await;
                 }
                 base = next_offset;
+                scanned = 0;
             }
             if left == 0 {
                 break;

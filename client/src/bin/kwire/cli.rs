@@ -288,6 +288,10 @@ pub struct PerfConsumeArgs {
     pub offset: kafka_wire_client::consumer::StartOffset,
     #[arg(long, default_value_t = 1_048_576)]
     pub fetch_size: usize,
+    /// Passes over the same messages, each followed by the loopback ceiling; medians are
+    /// reported (this machine is shared and single passes vary).
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
     #[arg(long)]
     pub no_ceilings: bool,
     /// TCP congestion control of the ceiling's sending socket: give the broker's

@@ -115,15 +115,27 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     Ok(())
 }
 
-async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
-    let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
-    let mut consumer = SimpleConsumer::connect(&addr, &a.topic, a.partition, a.offset).await?;
+/// One pass of `perf consume`: a fresh consumer reads up to `max` messages from `from`.
+struct ConsumePass {
+    count: u64,
+    payload_bytes: u64,
+    wire: u64,
+    fetches: u64,
+    elapsed: Duration,
+}
+
+async fn consume_pass(
+    addr: &str,
+    a: &PerfConsumeArgs,
+    from: StartOffset,
+    progress: &mut Progress,
+) -> kafka_wire_client::Result<ConsumePass> {
+    let mut consumer = SimpleConsumer::connect(addr, &a.topic, a.partition, from).await?;
     for c in consumer.cursors_mut() {
         c.size = FetchSize::new(a.fetch_size, c.size.max().max(a.fetch_size));
     }
     let first = consumer.offset();
     let max = a.messages.unwrap_or(u64::MAX);
-    let mut progress = Progress::new("perf consume");
     let (mut count, mut payload_bytes, mut fetches) = (0u64, 0u64, 0u64);
     let mut batch = Vec::new();
     let start = Instant::now();
@@ -140,18 +152,77 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
     }
     let elapsed = start.elapsed();
     progress.finish(count, payload_bytes);
-    let wire = consumer.offset() - first;
-    let wire_mbs = wire as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9);
-    println!("perf consume: {count} messages, {wire} log bytes from offset {first}, fetch size {}", a.fetch_size);
+    Ok(ConsumePass { count, payload_bytes, wire: consumer.offset() - first, fetches, elapsed })
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+fn best(values: &[f64]) -> f64 {
+    values.iter().copied().fold(0.0, f64::max)
+}
+
+fn rates_list(values: &[f64]) -> String {
+    values.iter().map(|v| format!("{v:.0}")).collect::<Vec<_>>().join(" ")
+}
+
+/// `perf consume`: `--runs` passes over the same messages, each followed by a TCP blast of the
+/// same bytes, so that both sides see the same machine; the ratio is of medians (and of bests),
+/// the same statistic on both sides.
+async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
+    let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
+    // Every pass starts at the same offset, even when `--offset latest` moves meanwhile.
+    let first = a.offset.resolve(&mut BrokerConnection::connect(&addr).await?, &a.topic, a.partition).await?;
+    let from = StartOffset::At(first);
+    let runs = a.runs.max(1);
+    let mut progress = Progress::new("perf consume");
+    let (mut ours, mut ceiling) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    let mut last = None;
+    for _ in 0..runs {
+        let pass = consume_pass(&addr, &a, from, &mut progress).await?;
+        let wire_mbs = pass.wire as f64 / 1e6 / pass.elapsed.as_secs_f64().max(1e-9);
+        ours.push(wire_mbs);
+        if !a.no_ceilings && pass.wire > 0 {
+            ceiling.push(tcp_blast(pass.wire, a.fetch_size, a.congestion.as_deref())?.mb_per_s());
+        }
+        last = Some(pass);
+    }
+    let Some(pass) = last else { return Ok(()) };
+    let secs = pass.elapsed.as_secs_f64().max(1e-9);
     println!(
-        "  consume         {wire_mbs:>9.1} MB/s   ({:.2} s, {fetches} fetches; {:.1} MB/s of payload, {:.0} msg/s)",
-        elapsed.as_secs_f64(),
-        payload_bytes as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9),
-        count as f64 / elapsed.as_secs_f64().max(1e-9)
+        "perf consume: {} messages, {} log bytes from offset {first}, fetch size {}, {runs} run(s)",
+        pass.count, pass.wire, a.fetch_size
     );
-    if !a.no_ceilings && wire > 0 {
-        let tcp = best_of(|| tcp_blast(wire, a.fetch_size, a.congestion.as_deref()))?;
-        print_ceiling("tcp loopback", &tcp, wire_mbs);
+    println!(
+        "  consume         {:>9.1} MB/s   (median of {runs}: {}; last run {:.2} s, {} fetches, {:.1} MB/s of payload, {:.0} msg/s)",
+        median(ours.clone()),
+        rates_list(&ours),
+        secs,
+        pass.fetches,
+        pass.payload_bytes as f64 / 1e6 / secs,
+        pass.count as f64 / secs
+    );
+    if !ceiling.is_empty() {
+        let (m, c) = (median(ours.clone()), median(ceiling.clone()));
+        println!(
+            "  ceiling tcp loopback {:>9.1} MB/s   (median of {}: {})   ratio {:.0}%",
+            c,
+            ceiling.len(),
+            rates_list(&ceiling),
+            100.0 * m / c
+        );
+        println!(
+            "  best of each: consume {:.1} MB/s, tcp loopback {:.1} MB/s, ratio {:.0}%",
+            best(&ours),
+            best(&ceiling),
+            100.0 * best(&ours) / best(&ceiling)
+        );
         if let Some(algorithm) = &a.congestion {
             println!("  (ceiling sent with congestion control {algorithm})");
         }
