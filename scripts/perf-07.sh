@@ -3,7 +3,8 @@
 # messages, batches of 200), `kwire perf consume` and `kwire perf latency`, each printing its
 # ceilings (TCP loopback blast of the same bytes, sequential file write + fsync in the log's
 # filesystem) and ratios from the same run. `perf consume` makes PASSES passes over the log,
-# each followed by a blast of the same bytes, and compares the medians.
+# each followed by a blast of the same bytes (its reader with the consumer's socket receive
+# buffer), and compares the medians.
 #
 # The broker runs with 0.7's defaults (fsync every 500 messages, done by group commit off the
 # append path) unless BROKER_ARGS says otherwise, e.g. BROKER_ARGS="--set log.flush.interval=10000"

@@ -24,6 +24,47 @@ const READ_STEP: usize = 1 << 20;
 /// size fields, with room to spare).
 const FETCH_ANSWER_OVERHEAD: usize = 64;
 
+/// The smallest socket receive buffer a fetching connection asks for (see [`ReceiveBuffer::Auto`]).
+pub const MIN_FETCH_RECEIVE_BUFFER: usize = 4 << 20;
+/// The largest one [`ReceiveBuffer::Auto`] asks for, whatever the fetch sizes.
+const MAX_FETCH_RECEIVE_BUFFER: usize = 64 << 20;
+
+/// The socket receive buffer (`SO_RCVBUF`) of a connection; 0.7's consumers set one too
+/// (`socket.buffersize`). The kernel caps what is asked at `net.core.rmem_max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReceiveBuffer {
+    /// Set once fetches are sent: room for two answers (the one being read and the one to the
+    /// fetch sent ahead), at least [`MIN_FETCH_RECEIVE_BUFFER`], growing with the fetch sizes.
+    /// Linux's automatic sizing keeps the window of a fast loopback or LAN reader small, so a
+    /// broker stalls on it whenever the consumer pauses to check CRCs and decode; on loopback a
+    /// fixed buffer moved 1.1–1.9× the bytes per second (`scripts/perf-07.sh`).
+    #[default]
+    Auto,
+    /// Leave the kernel's automatic sizing (better for long, fast links).
+    System,
+    /// This many bytes, set at once.
+    Bytes(usize),
+}
+
+impl ReceiveBuffer {
+    /// The `SO_RCVBUF` this policy asks for on a connection fetching `fetch_size` bytes from
+    /// one partition at a time (`None`: the kernel's automatic sizing).
+    pub fn bytes_for_fetch_size(&self, fetch_size: usize) -> Option<usize> {
+        self.bytes_for_answers(fetch_size.saturating_add(FETCH_ANSWER_OVERHEAD))
+    }
+
+    /// The same for answers of up to `answer_bound` bytes, frame fields included.
+    fn bytes_for_answers(&self, answer_bound: usize) -> Option<usize> {
+        match *self {
+            ReceiveBuffer::Auto => {
+                Some(answer_bound.saturating_mul(2).clamp(MIN_FETCH_RECEIVE_BUFFER, MAX_FETCH_RECEIVE_BUFFER))
+            }
+            ReceiveBuffer::System => None,
+            ReceiveBuffer::Bytes(n) => Some(n),
+        }
+    }
+}
+
 /// The start of a FETCH answer read on its own (see [`BrokerConnection::receive_fetch_head`]):
 /// the broker's error code and how many message-set bytes follow on the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +86,9 @@ pub struct BrokerConnection {
     /// room for all its bytes as soon as its size is known (the size comes from our own
     /// request, not from the peer's claim); a larger claim grows as its bytes arrive.
     fetch_room: usize,
+    receive_buffer: ReceiveBuffer,
+    /// What `SO_RCVBUF` was last set to by [`ReceiveBuffer::Auto`] (0: not yet).
+    receive_buffer_set: usize,
 }
 
 impl BrokerConnection {
@@ -70,7 +114,31 @@ impl BrokerConnection {
             timeout,
             max_response: DEFAULT_MAX_RESPONSE_SIZE,
             fetch_room: 0,
+            receive_buffer: ReceiveBuffer::Auto,
+            receive_buffer_set: 0,
         })
+    }
+
+    /// Chooses the socket receive buffer. `System` only takes effect before the first fetch
+    /// (a buffer once set cannot be handed back to the kernel's automatic sizing).
+    pub fn set_receive_buffer(&mut self, policy: ReceiveBuffer) -> Result<()> {
+        self.receive_buffer = policy;
+        if let ReceiveBuffer::Bytes(n) = policy {
+            self.apply_receive_buffer(n)?;
+        }
+        Ok(())
+    }
+
+    /// The socket's receive buffer as the kernel reports it (Linux reports twice what was
+    /// asked, its bookkeeping included).
+    pub fn receive_buffer_size(&self) -> Result<usize> {
+        socket2::SockRef::from(&self.stream).recv_buffer_size().map_err(|e| self.io_err(e))
+    }
+
+    fn apply_receive_buffer(&mut self, bytes: usize) -> Result<()> {
+        socket2::SockRef::from(&self.stream).set_recv_buffer_size(bytes).map_err(|e| self.io_err(e))?;
+        self.receive_buffer_set = bytes;
+        Ok(())
     }
 
     /// Whether the broker has closed the connection (or sent something unasked). Checked
@@ -248,8 +316,16 @@ impl BrokerConnection {
         Ok(())
     }
 
-    fn allow_answer(&mut self, bound: usize) {
+    /// Called before a FETCH or MULTIFETCH goes out with the largest answer it allows.
+    fn allow_answer(&mut self, bound: usize) -> Result<()> {
         self.fetch_room = self.fetch_room.max(bound.min(self.max_response));
+        if self.receive_buffer == ReceiveBuffer::Auto {
+            let wanted = self.receive_buffer.bytes_for_answers(bound).unwrap_or(0);
+            if wanted > self.receive_buffer_set {
+                self.apply_receive_buffer(wanted)?;
+            }
+        }
+        Ok(())
     }
 
     fn protocol(&self, source: LegacyError) -> ClientError {
@@ -276,7 +352,7 @@ impl BrokerConnection {
     /// The broker answers requests in order, so a caller may send the next fetch before it
     /// has decoded the previous answer.
     pub async fn send_fetch(&mut self, request: FetchRequest) -> Result<()> {
-        self.allow_answer(fetch_answer_bound(&request));
+        self.allow_answer(fetch_answer_bound(&request))?;
         self.send(&Request::Fetch(request)).await
     }
 
@@ -296,7 +372,7 @@ impl BrokerConnection {
     /// Sends a MULTIFETCH without waiting for its answer.
     pub async fn send_multifetch(&mut self, requests: Vec<FetchRequest>) -> Result<()> {
         let bound = requests.iter().fold(FETCH_ANSWER_OVERHEAD, |sum, r| sum.saturating_add(fetch_answer_bound(r)));
-        self.allow_answer(bound);
+        self.allow_answer(bound)?;
         self.send(&Request::MultiFetch(requests)).await
     }
 
@@ -344,6 +420,7 @@ impl BrokerConnection {
 }
 
 /// The most bytes an answer to `request` may hold: its message set and the fields around it.
+/// The largest answer `request` allows: its message-set bytes plus the frame's own fields.
 fn fetch_answer_bound(request: &FetchRequest) -> usize {
     usize::try_from(request.max_size).unwrap_or(0).saturating_add(FETCH_ANSWER_OVERHEAD)
 }
@@ -430,5 +507,53 @@ mod tests {
         // Nothing was read beyond the last frame.
         assert!(conn.read_buf.is_empty());
         drop(server.await.unwrap());
+    }
+
+    /// What Linux reports for a buffer of `asked` bytes: capped at `net.core.rmem_max`, doubled.
+    #[cfg(target_os = "linux")]
+    fn kernel_reports(asked: usize) -> usize {
+        let max: usize = std::fs::read_to_string("/proc/sys/net/core/rmem_max").unwrap().trim().parse().unwrap();
+        2 * asked.min(max)
+    }
+
+    /// `Auto` sets the receive buffer at the first fetch (two answers, at least the minimum) and
+    /// grows it with larger fetches; `System` never touches it; `Bytes` sets it at once.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn receive_buffer_policies() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let accept = tokio::spawn(async move {
+            let mut peers = Vec::new();
+            for _ in 0..3 {
+                peers.push(listener.accept().await.unwrap().0);
+            }
+            peers
+        });
+        let fetch = |max_size: i32| FetchRequest { topic: "t".into(), partition: 0, offset: 0, max_size };
+
+        let mut auto = BrokerConnection::connect(&addr).await.unwrap();
+        let initial = auto.receive_buffer_size().unwrap();
+        auto.produce("t", 0, Bytes::new()).await.unwrap();
+        assert_eq!(auto.receive_buffer_size().unwrap(), initial, "a producer keeps the kernel's sizing");
+        auto.send_fetch(fetch(1 << 20)).await.unwrap();
+        assert_eq!(auto.receive_buffer_size().unwrap(), kernel_reports(MIN_FETCH_RECEIVE_BUFFER));
+        let big = 6 << 20;
+        auto.send_fetch(fetch(big)).await.unwrap();
+        let wanted = 2 * (big as usize + FETCH_ANSWER_OVERHEAD);
+        assert_eq!(auto.receive_buffer_size().unwrap(), kernel_reports(wanted.max(MIN_FETCH_RECEIVE_BUFFER)));
+
+        let mut system = BrokerConnection::connect(&addr).await.unwrap();
+        let initial = system.receive_buffer_size().unwrap();
+        system.set_receive_buffer(ReceiveBuffer::System).unwrap();
+        system.send_fetch(fetch(1 << 20)).await.unwrap();
+        assert_eq!(system.receive_buffer_size().unwrap(), initial);
+
+        let mut fixed = BrokerConnection::connect(&addr).await.unwrap();
+        fixed.set_receive_buffer(ReceiveBuffer::Bytes(256 << 10)).unwrap();
+        assert_eq!(fixed.receive_buffer_size().unwrap(), kernel_reports(256 << 10));
+        fixed.send_fetch(fetch(8 << 20)).await.unwrap();
+        assert_eq!(fixed.receive_buffer_size().unwrap(), kernel_reports(256 << 10), "a fixed size stays");
+        drop(accept.await.unwrap());
     }
 }

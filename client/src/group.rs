@@ -26,7 +26,7 @@ use tokio::task::JoinHandle;
 use zookeeper_client::{Client, EventType, OneshotWatcher};
 
 use crate::assignment::{range_for, sorted_partitions, BrokerPartition};
-use crate::connection::BrokerConnection;
+use crate::connection::{BrokerConnection, ReceiveBuffer};
 use crate::consumer::{fetch_round, ConsumedMessage, PartitionCursor, PartitionOutcome};
 use crate::error::{ClientError, Result};
 use crate::fetch::{FetchSize, DEFAULT_FETCH_SIZE, DEFAULT_MAX_FETCH_SIZE};
@@ -67,6 +67,8 @@ pub struct GroupConfig {
     pub session_timeout: Duration,
     pub fetch_size: usize,
     pub max_fetch_size: usize,
+    /// Socket receive buffer of the broker connections (0.7's `socket.buffersize`).
+    pub receive_buffer: ReceiveBuffer,
     /// Pause after a fetch round that found nothing.
     pub poll_backoff: Duration,
     /// Consecutive failed fetch rounds tolerated (brokers restarting) before erroring.
@@ -89,6 +91,7 @@ impl GroupConfig {
             session_timeout: DEFAULT_SESSION_TIMEOUT,
             fetch_size: DEFAULT_FETCH_SIZE,
             max_fetch_size: DEFAULT_MAX_FETCH_SIZE,
+            receive_buffer: ReceiveBuffer::Auto,
             poll_backoff: Duration::from_millis(100),
             max_fetch_failures: 100,
         }
@@ -365,7 +368,9 @@ impl GroupConsumer {
             }
             let addr =
                 self.broker_addrs.get(&broker).cloned().ok_or_else(|| ClientError::NoBroker(format!("id {broker}")))?;
-            self.conns.insert(broker, BrokerConnection::connect(&addr).await?);
+            let mut conn = BrokerConnection::connect(&addr).await?;
+            conn.set_receive_buffer(self.config.receive_buffer)?;
+            self.conns.insert(broker, conn);
         }
         Ok(self.conns.get_mut(&broker).expect("inserted above"))
     }

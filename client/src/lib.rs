@@ -40,7 +40,7 @@ pub mod partitioner;
 pub mod producer;
 pub mod zk;
 
-pub use connection::BrokerConnection;
+pub use connection::{BrokerConnection, ReceiveBuffer};
 pub use consumer::{ConsumedMessage, SimpleConsumer};
 pub use error::{ClientError, Result};
 pub use group::{GroupConfig, GroupConsumer, OffsetReset};

@@ -42,12 +42,22 @@ fn pattern(chunk: usize) -> Vec<u8> {
 
 /// Sends `bytes` in `chunk`-sized writes to a reader on another thread over 127.0.0.1; the
 /// time runs until the reader has received the last byte. `congestion` names the sending
-/// socket's TCP congestion control algorithm (`None`: the system default).
-pub fn tcp_blast(bytes: u64, chunk: usize, congestion: Option<&str>) -> std::io::Result<Measured> {
+/// socket's TCP congestion control algorithm and `receive_buffer` the reader's `SO_RCVBUF`
+/// (`None`: the system's default and automatic sizing), so that the ceiling can use the
+/// settings of the client it is compared with.
+pub fn tcp_blast(
+    bytes: u64,
+    chunk: usize,
+    congestion: Option<&str>,
+    receive_buffer: Option<usize>,
+) -> std::io::Result<Measured> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     let reader = std::thread::spawn(move || -> std::io::Result<u64> {
         let (mut s, _) = listener.accept()?;
+        if let Some(size) = receive_buffer {
+            socket2::SockRef::from(&s).set_recv_buffer_size(size)?;
+        }
         let mut buf = vec![0u8; 1 << 20];
         let mut total = 0u64;
         loop {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kafka_wire_client::consumer::StartOffset;
-use kafka_wire_client::{Codec, Magic};
+use kafka_wire_client::{Codec, Magic, ReceiveBuffer};
 
 #[derive(Debug, Parser)]
 #[command(name = "kwire", version, about = "Kafka 0.7 client: produce, consume, offsets, topics, perf")]
@@ -136,6 +136,18 @@ pub fn parse_magic(s: &str) -> Result<Magic, String> {
     }
 }
 
+/// `--receive-buffer`: `auto`, `system` or a size in bytes.
+pub fn parse_receive_buffer(s: &str) -> Result<ReceiveBuffer, String> {
+    match s {
+        "auto" => Ok(ReceiveBuffer::Auto),
+        "system" => Ok(ReceiveBuffer::System),
+        n => match n.parse::<usize>() {
+            Ok(bytes) if bytes > 0 => Ok(ReceiveBuffer::Bytes(bytes)),
+            _ => Err(format!("expected auto, system or a size in bytes, not {n:?}")),
+        },
+    }
+}
+
 pub fn parse_start(s: &str) -> Result<StartOffset, String> {
     match s {
         "earliest" | "smallest" => Ok(StartOffset::Earliest),
@@ -206,6 +218,10 @@ pub struct ConsumeArgs {
     /// Group: commit offsets this often (milliseconds).
     #[arg(long, default_value_t = 10_000)]
     pub commit_interval_ms: u64,
+    /// Socket receive buffer: auto (room for two fetch answers, at least 4 MiB), system (the
+    /// kernel's automatic sizing) or a size in bytes.
+    #[arg(long, value_parser = parse_receive_buffer, default_value = "auto")]
+    pub receive_buffer: ReceiveBuffer,
 }
 
 #[derive(Debug, Args)]
@@ -292,6 +308,10 @@ pub struct PerfConsumeArgs {
     /// reported (this machine is shared and single passes vary).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
+    /// Socket receive buffer: auto (room for two fetch answers, at least 4 MiB), system (the
+    /// kernel's automatic sizing) or a size in bytes.
+    #[arg(long, value_parser = parse_receive_buffer, default_value = "auto")]
+    pub receive_buffer: ReceiveBuffer,
     #[arg(long)]
     pub no_ceilings: bool,
     /// TCP congestion control of the ceiling's sending socket: give the broker's

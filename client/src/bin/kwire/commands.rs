@@ -133,6 +133,7 @@ async fn consume_partition(cluster: &Cluster, a: &ConsumeArgs) -> CmdResult {
     let partition = a.partition.unwrap_or(0);
     let (_, addr) = single_broker(cluster, &a.topic, partition).await?;
     let mut consumer = SimpleConsumer::connect(&addr, &a.topic, partition, a.offset).await?;
+    consumer.connection().await?.set_receive_buffer(a.receive_buffer)?;
     for c in consumer.cursors_mut() {
         c.size = kafka_wire_client::fetch::FetchSize::new(a.fetch_size, c.size.max().max(a.fetch_size));
     }
@@ -200,6 +201,7 @@ async fn consume_group(cluster: &Cluster, group: &str, a: &ConsumeArgs) -> CmdRe
     config.auto_offset_reset = reset;
     config.fetch_size = a.fetch_size;
     config.max_fetch_size = config.max_fetch_size.max(a.fetch_size);
+    config.receive_buffer = a.receive_buffer;
     config.autocommit_interval = Duration::from_millis(a.commit_interval_ms);
     let mut consumer = GroupConsumer::join(config).await?;
     let result = group_loop(&mut consumer, a).await;

@@ -105,7 +105,7 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     if !a.no_ceilings {
         let chunk = (stats.set_bytes / stats.requests.max(1)).max(1) as usize;
         let dir = a.ceiling_dir.unwrap_or_else(default_ceiling_dir);
-        let tcp = best_of(|| tcp_blast(stats.set_bytes, chunk, None))?;
+        let tcp = best_of(|| tcp_blast(stats.set_bytes, chunk, None, None))?;
         let file = best_of(|| file_write(&dir, stats.set_bytes, chunk))?;
         print_ceiling("tcp loopback", &tcp, wire_mbs);
         print_ceiling("file write", &file, wire_mbs);
@@ -131,6 +131,7 @@ async fn consume_pass(
     progress: &mut Progress,
 ) -> kafka_wire_client::Result<ConsumePass> {
     let mut consumer = SimpleConsumer::connect(addr, &a.topic, a.partition, from).await?;
+    consumer.connection().await?.set_receive_buffer(a.receive_buffer)?;
     for c in consumer.cursors_mut() {
         c.size = FetchSize::new(a.fetch_size, c.size.max().max(a.fetch_size));
     }
@@ -189,7 +190,10 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
         let wire_mbs = pass.wire as f64 / 1e6 / pass.elapsed.as_secs_f64().max(1e-9);
         ours.push(wire_mbs);
         if !a.no_ceilings && pass.wire > 0 {
-            ceiling.push(tcp_blast(pass.wire, a.fetch_size, a.congestion.as_deref())?.mb_per_s());
+            // The blast's reader gets the consumer's receive buffer (as its sender gets the
+            // broker's congestion control): the ceiling moves the same bytes the same way.
+            let receive_buffer = a.receive_buffer.bytes_for_fetch_size(a.fetch_size);
+            ceiling.push(tcp_blast(pass.wire, a.fetch_size, a.congestion.as_deref(), receive_buffer)?.mb_per_s());
         }
         last = Some(pass);
     }
@@ -295,7 +299,7 @@ async fn latency(cluster: &Cluster, a: PerfLatencyArgs) -> CmdResult {
 
 fn ceilings(a: CeilingArgs) -> CmdResult {
     let dir = a.dir.unwrap_or_else(default_ceiling_dir);
-    let tcp = best_of(|| tcp_blast(a.bytes, a.chunk, a.congestion.as_deref()))?;
+    let tcp = best_of(|| tcp_blast(a.bytes, a.chunk, a.congestion.as_deref(), None))?;
     let file = best_of(|| file_write(&dir, a.bytes, a.chunk))?;
     println!(
         "ceiling tcp loopback {:>9.1} MB/s ({} bytes in {:.2} s)",
