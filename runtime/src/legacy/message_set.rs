@@ -54,11 +54,25 @@ pub fn complete_bytes(bytes: &[u8], base: u64) -> Result<usize, LegacyError> {
     let mut pos = 0;
     loop {
         match next_frame(bytes, pos, base) {
-            Ok(Some((_, end))) => pos = end,
+            Ok(Some((start, end))) => {
+                touch_ahead(bytes, end, end - start);
+                pos = end
+            }
             // An incomplete first entry is only "too large" once the whole answer is in.
             Ok(None) | Err(LegacyError::MessageLargerThanFetchSize { .. }) => return Ok(pos),
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// Loads the byte three entries of `len` bytes past `end`, if there is one. Each step of a
+/// framing walk waits for the length prefix it reads, and on bytes just copied out of a socket
+/// that is a cache miss per message; messages often have one size, so the line a later step
+/// will read is then already on its way. A wrong guess costs one load.
+#[inline]
+fn touch_ahead(bytes: &[u8], end: usize, len: usize) {
+    if let Some(b) = len.checked_mul(3).and_then(|d| end.checked_add(d)).and_then(|i| bytes.get(i)) {
+        std::hint::black_box(*b);
     }
 }
 
@@ -277,42 +291,53 @@ impl DeepIter {
         self.pos
     }
 
-    fn advance(&mut self) -> Result<bool, LegacyError> {
-        let Some((start, end)) = next_frame(&self.set, self.pos, self.base)? else { return Ok(false) };
+    /// Reads the next outer entry: a plain message is handed back as it is (the common case,
+    /// no queueing), a wrapper's messages are queued in `pending`.
+    fn advance(&mut self) -> Result<Step, LegacyError> {
+        let Some((start, end)) = next_frame(&self.set, self.pos, self.base)? else { return Ok(Step::End) };
         let offset = self.base.saturating_add(start as u64);
         let next_offset = self.base.saturating_add(end as u64);
         let message = MessageRef::parse(&self.set[start + 4..end], offset)?;
         message.verify_crc(offset)?;
-        if message.is_compressed() {
-            let mut inner = Vec::new();
-            let mut budget = self.limits.max_decompressed_bytes;
-            walk_wrapper(&message, offset, 1, &self.limits, &mut budget, &mut |bytes, m| {
-                inner.push(DeepMessage {
-                    outer_offset: offset,
-                    next_offset: offset,
-                    magic: m.magic,
-                    attributes: m.attributes,
-                    crc: m.crc,
-                    payload: bytes.slice_ref(m.payload),
-                });
-            })?;
-            if let Some(last) = inner.last_mut() {
-                last.next_offset = next_offset;
-            }
-            self.pending.extend(inner);
-        } else {
-            self.pending.push_back(DeepMessage {
+        if !message.is_compressed() {
+            let plain = DeepMessage {
                 outer_offset: offset,
                 next_offset,
                 magic: message.magic,
                 attributes: message.attributes,
                 crc: message.crc,
-                payload: self.set.slice_ref(message.payload),
-            });
+                payload: self.set.slice(start + 4 + message.magic.header_len()..end),
+            };
+            self.pos = end;
+            return Ok(Step::Plain(plain));
         }
+        let mut inner = Vec::new();
+        let mut budget = self.limits.max_decompressed_bytes;
+        walk_wrapper(&message, offset, 1, &self.limits, &mut budget, &mut |bytes, m| {
+            inner.push(DeepMessage {
+                outer_offset: offset,
+                next_offset: offset,
+                magic: m.magic,
+                attributes: m.attributes,
+                crc: m.crc,
+                payload: bytes.slice_ref(m.payload),
+            });
+        })?;
+        if let Some(last) = inner.last_mut() {
+            last.next_offset = next_offset;
+        }
+        self.pending.extend(inner);
         self.pos = end;
-        Ok(true)
+        Ok(Step::Queued)
     }
+}
+
+/// What [`DeepIter::advance`] found.
+enum Step {
+    Plain(DeepMessage),
+    /// A wrapper's messages (maybe none) went into `pending`.
+    Queued,
+    End,
 }
 
 impl Iterator for DeepIter {
@@ -327,8 +352,9 @@ impl Iterator for DeepIter {
                 return None;
             }
             match self.advance() {
-                Ok(true) => continue,
-                Ok(false) => {
+                Ok(Step::Plain(m)) => return Some(Ok(m)),
+                Ok(Step::Queued) => continue,
+                Ok(Step::End) => {
                     self.done = true;
                     return None;
                 }
