@@ -305,7 +305,7 @@ pub struct PerfConsumeArgs {
     #[arg(long, default_value_t = 1_048_576)]
     pub fetch_size: usize,
     /// Passes over the same messages, each followed by the loopback ceiling; medians are
-    /// reported (this machine is shared and single passes vary).
+    /// reported (single passes vary, a lot on a shared machine).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
     /// Socket receive buffer: auto (room for two fetch answers, at least 4 MiB), system (the
