@@ -192,8 +192,9 @@ async fn register_all(
 
 /// Whether the broker that published `holder` (`creator:host:port`, 0.7's broker node value)
 /// answers on its address: then it is alive, and waiting for its session to expire is
-/// pointless. An address equal to ours (`host`, `port`) says nothing (we would reach
-/// ourselves), nor does one that cannot be parsed or reached within a second.
+/// pointless. An address that leads back to us (ours, `host`:`port`, or another name for a
+/// local address with our port) says nothing, nor does one that cannot be parsed or reached
+/// within a second: those are waited out.
 async fn holder_accepts_connections(holder: &str, host: &str, port: u16) -> bool {
     let parts: Vec<&str> = holder.split(':').collect();
     let [_, their_host, their_port] = parts[..] else { return false };
@@ -202,7 +203,12 @@ async fn holder_accepts_connections(holder: &str, host: &str, port: u16) -> bool
         return false;
     }
     let connect = tokio::net::TcpStream::connect((their_host, their_port));
-    matches!(tokio::time::timeout(Duration::from_secs(1), connect).await, Ok(Ok(_)))
+    let Ok(Ok(stream)) = tokio::time::timeout(Duration::from_secs(1), connect).await else { return false };
+    match (stream.local_addr(), stream.peer_addr()) {
+        // A local address on our own port is our listener (we hold that port).
+        (Ok(local), Ok(peer)) => !(peer.port() == port && local.ip() == peer.ip()),
+        _ => false,
+    }
 }
 
 async fn unregister_topic(client: &Client, reg: &Registration, topic: &str) {

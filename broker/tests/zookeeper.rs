@@ -1,6 +1,7 @@
 //! ZooKeeper registration against a real ZooKeeper server (Debian's libzookeeper-java): the 0.7
 //! layout and values, topic nodes on first produce, re-registration after a session expiry,
-//! refusal of a second live broker with the same id, restart after `kill -9`.
+//! refusal of a second live broker with the same id, restart after `kill -9` (also under another
+//! name for the same address).
 
 mod common;
 
@@ -174,4 +175,24 @@ fn chroot_is_created_and_used() {
     assert!(read(&rt, &client, "/kafka/prod/brokers/ids/1").is_some());
     assert!(read(&rt, &client, "/brokers/ids/1").is_none());
     drop(b);
+}
+
+/// A broker restarted after `kill -9` under another name for the same address (`localhost`
+/// published before, `127.0.0.1` now) finds its own listener behind the old node: that is no
+/// live holder, so it waits out the old session and registers instead of being refused.
+#[test]
+fn restart_under_another_name_for_its_own_address_waits_instead_of_refusing() {
+    let Some(zk) = ZooKeeper::start_or_skip() else { return };
+    let rt = runtime();
+    let client = rt.block_on(Client::connect(&zk.connect_string())).unwrap();
+    let mut first = zk_broker(zk_opts(&zk, 8).set("hostname", "localhost"));
+    let (value, _) = read(&rt, &client, "/brokers/ids/8").unwrap();
+    assert!(value.ends_with(&format!(":localhost:{}", first.port())), "{value}");
+    let port = first.port();
+    first.kill9().unwrap();
+
+    let again = zk_broker(BrokerOptions { port: Some(port), ..zk_opts(&zk, 8) });
+    assert!(again.stderr().contains("waiting up to"), "{}", again.stderr());
+    let (value, _) = read(&rt, &client, "/brokers/ids/8").unwrap();
+    assert!(value.ends_with(&format!(":127.0.0.1:{port}")), "{value}");
 }
