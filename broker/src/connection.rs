@@ -233,8 +233,9 @@ impl<'a> Connection<'a> {
         let logs = self.state.logs().clone();
         let flushed = tokio::task::spawn_blocking(move || points.iter().try_for_each(|p| logs.flush_to(p)));
         flushed.await.map_err(io::Error::other)?.map_err(|e| {
-            self.state.halt(format!("flush failed: {e}"));
-            io::Error::other(format!("flush failed: {e}"))
+            let reason = format!("flush failed: {e}");
+            self.state.halt(reason.clone());
+            io::Error::other(reason)
         })
     }
 

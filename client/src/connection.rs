@@ -56,13 +56,16 @@ impl ReceiveBuffer {
     /// The same for answers of up to `answer_bound` bytes, frame fields included.
     fn bytes_for_answers(&self, answer_bound: usize) -> Option<usize> {
         match *self {
-            ReceiveBuffer::Auto => {
-                Some(answer_bound.saturating_mul(2).clamp(MIN_FETCH_RECEIVE_BUFFER, MAX_FETCH_RECEIVE_BUFFER))
-            }
+            ReceiveBuffer::Auto => Some(auto_receive_buffer(answer_bound)),
             ReceiveBuffer::System => None,
             ReceiveBuffer::Bytes(n) => Some(n),
         }
     }
+}
+
+/// [`ReceiveBuffer::Auto`]'s size for answers of up to `answer_bound` bytes.
+fn auto_receive_buffer(answer_bound: usize) -> usize {
+    answer_bound.saturating_mul(2).clamp(MIN_FETCH_RECEIVE_BUFFER, MAX_FETCH_RECEIVE_BUFFER)
 }
 
 /// The start of a FETCH answer read on its own (see [`BrokerConnection::receive_fetch_head`]):
@@ -320,7 +323,7 @@ impl BrokerConnection {
     fn allow_answer(&mut self, bound: usize) -> Result<()> {
         self.fetch_room = self.fetch_room.max(bound.min(self.max_response));
         if self.receive_buffer == ReceiveBuffer::Auto {
-            let wanted = self.receive_buffer.bytes_for_answers(bound).unwrap_or(0);
+            let wanted = auto_receive_buffer(bound);
             if wanted > self.receive_buffer_set {
                 self.apply_receive_buffer(wanted)?;
             }
@@ -420,7 +423,6 @@ impl BrokerConnection {
 }
 
 /// The most bytes an answer to `request` may hold: its message set and the fields around it.
-/// The largest answer `request` allows: its message-set bytes plus the frame's own fields.
 fn fetch_answer_bound(request: &FetchRequest) -> usize {
     usize::try_from(request.max_size).unwrap_or(0).saturating_add(FETCH_ANSWER_OVERHEAD)
 }

@@ -306,7 +306,7 @@ impl DeepIter {
                 magic: message.magic,
                 attributes: message.attributes,
                 crc: message.crc,
-                payload: self.set.slice(start + 4 + message.magic.header_len()..end),
+                payload: self.set.slice_ref(message.payload),
             };
             self.pos = end;
             return Ok(Step::Plain(plain));

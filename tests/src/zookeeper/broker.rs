@@ -113,15 +113,7 @@ impl BrokerProcess {
     /// `within` (for tests of refused start-ups), else leaves it running.
     pub fn spawn_expecting_exit(&mut self, within: Duration) -> std::io::Result<Option<ExitStatus>> {
         self.spawn()?;
-        let deadline = Instant::now() + within;
-        while Instant::now() < deadline {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().transpose()).transpose()? {
-                self.child = None;
-                return Ok(Some(status));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(None)
+        self.exit_within(within)
     }
 
     fn stderr_path(&self, n: u32) -> PathBuf {

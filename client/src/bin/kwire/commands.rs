@@ -7,7 +7,7 @@ use kafka_wire_client::consumer::{SimpleConsumer, StartOffset};
 use kafka_wire_client::group::{GroupConfig, GroupConsumer, OffsetReset};
 use kafka_wire_client::producer::{Discovery, Producer, ProducerConfig, Record};
 use kafka_wire_client::zk::ZkCluster;
-use kafka_wire_client::{BrokerConnection, ClientError};
+use kafka_wire_client::{BrokerConnection, ClientError, ReceiveBuffer};
 
 use crate::cli::{Cli, Cluster, Command, ConsumeArgs, OffsetsArgs, ProduceArgs, TopicsCommand};
 use crate::progress::Progress;
@@ -129,14 +129,27 @@ async fn consume(cluster: &Cluster, a: ConsumeArgs) -> CmdResult {
     }
 }
 
+/// A simple consumer of one partition with the fetch size and socket receive buffer asked for.
+pub async fn partition_consumer(
+    addr: &str,
+    topic: &str,
+    partition: i32,
+    start: StartOffset,
+    fetch_size: usize,
+    receive_buffer: ReceiveBuffer,
+) -> kafka_wire_client::Result<SimpleConsumer> {
+    let mut consumer = SimpleConsumer::connect(addr, topic, partition, start).await?;
+    consumer.connection().await?.set_receive_buffer(receive_buffer)?;
+    for c in consumer.cursors_mut() {
+        c.size = kafka_wire_client::fetch::FetchSize::new(fetch_size, c.size.max().max(fetch_size));
+    }
+    Ok(consumer)
+}
+
 async fn consume_partition(cluster: &Cluster, a: &ConsumeArgs) -> CmdResult {
     let partition = a.partition.unwrap_or(0);
     let (_, addr) = single_broker(cluster, &a.topic, partition).await?;
-    let mut consumer = SimpleConsumer::connect(&addr, &a.topic, partition, a.offset).await?;
-    consumer.connection().await?.set_receive_buffer(a.receive_buffer)?;
-    for c in consumer.cursors_mut() {
-        c.size = kafka_wire_client::fetch::FetchSize::new(a.fetch_size, c.size.max().max(a.fetch_size));
-    }
+    let mut consumer = partition_consumer(&addr, &a.topic, partition, a.offset, a.fetch_size, a.receive_buffer).await?;
     let mut out = LineOut::new();
     let mut progress = Progress::new("consumed");
     let (mut count, mut bytes) = (0u64, 0u64);

@@ -6,13 +6,12 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use kafka_wire_client::consumer::{SimpleConsumer, StartOffset};
-use kafka_wire_client::fetch::FetchSize;
 use kafka_wire_client::producer::{Producer, ProducerConfig, Record};
 use kafka_wire_client::{BrokerConnection, Codec};
 
 use crate::ceiling::{best_of, file_write, tcp_blast, Measured, CEILING_RUNS};
 use crate::cli::{CeilingArgs, Cluster, PerfCommand, PerfConsumeArgs, PerfLatencyArgs, PerfProduceArgs};
-use crate::commands::{discovery, single_broker, CmdResult};
+use crate::commands::{discovery, partition_consumer, single_broker, CmdResult};
 use crate::progress::Progress;
 
 pub async fn run(cluster: &Cluster, command: PerfCommand) -> CmdResult {
@@ -115,13 +114,13 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     Ok(())
 }
 
-/// One pass of `perf consume`: a fresh consumer reads up to `max` messages from `from`.
+/// One pass of `perf consume`: a fresh consumer reads up to `--messages` from `from`.
 struct ConsumePass {
     count: u64,
     payload_bytes: u64,
-    wire: u64,
     fetches: u64,
-    elapsed: Duration,
+    /// Log bytes consumed and the time it took.
+    wire: Measured,
 }
 
 async fn consume_pass(
@@ -130,11 +129,7 @@ async fn consume_pass(
     from: StartOffset,
     progress: &mut Progress,
 ) -> kafka_wire_client::Result<ConsumePass> {
-    let mut consumer = SimpleConsumer::connect(addr, &a.topic, a.partition, from).await?;
-    consumer.connection().await?.set_receive_buffer(a.receive_buffer)?;
-    for c in consumer.cursors_mut() {
-        c.size = FetchSize::new(a.fetch_size, c.size.max().max(a.fetch_size));
-    }
+    let mut consumer = partition_consumer(addr, &a.topic, a.partition, from, a.fetch_size, a.receive_buffer).await?;
     let first = consumer.offset();
     let max = a.messages.unwrap_or(u64::MAX);
     let (mut count, mut payload_bytes, mut fetches) = (0u64, 0u64, 0u64);
@@ -153,15 +148,16 @@ async fn consume_pass(
     }
     let elapsed = start.elapsed();
     progress.finish(count, payload_bytes);
-    Ok(ConsumePass { count, payload_bytes, wire: consumer.offset() - first, fetches, elapsed })
+    Ok(ConsumePass { count, payload_bytes, fetches, wire: Measured { bytes: consumer.offset() - first, elapsed } })
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    match values.len() {
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
         0 => 0.0,
-        n if n % 2 == 1 => values[n / 2],
-        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
 }
 
@@ -182,50 +178,47 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
     let first = a.offset.resolve(&mut BrokerConnection::connect(&addr).await?, &a.topic, a.partition).await?;
     let from = StartOffset::At(first);
     let runs = a.runs.max(1);
+    // The blast's reader gets the consumer's receive buffer (as its sender gets the broker's
+    // congestion control): the ceiling moves the same bytes the same way.
+    let blast_receive_buffer = a.receive_buffer.bytes_for_fetch_size(a.fetch_size);
     let mut progress = Progress::new("perf consume");
     let (mut ours, mut ceiling) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
     let mut last = None;
     for _ in 0..runs {
         let pass = consume_pass(&addr, &a, from, &mut progress).await?;
-        let wire_mbs = pass.wire as f64 / 1e6 / pass.elapsed.as_secs_f64().max(1e-9);
-        ours.push(wire_mbs);
-        if !a.no_ceilings && pass.wire > 0 {
-            // The blast's reader gets the consumer's receive buffer (as its sender gets the
-            // broker's congestion control): the ceiling moves the same bytes the same way.
-            let receive_buffer = a.receive_buffer.bytes_for_fetch_size(a.fetch_size);
-            ceiling.push(tcp_blast(pass.wire, a.fetch_size, a.congestion.as_deref(), receive_buffer)?.mb_per_s());
+        ours.push(pass.wire.mb_per_s());
+        if !a.no_ceilings && pass.wire.bytes > 0 {
+            let blast = tcp_blast(pass.wire.bytes, a.fetch_size, a.congestion.as_deref(), blast_receive_buffer)?;
+            ceiling.push(blast.mb_per_s());
         }
         last = Some(pass);
     }
     let Some(pass) = last else { return Ok(()) };
-    let secs = pass.elapsed.as_secs_f64().max(1e-9);
+    let secs = pass.wire.elapsed.as_secs_f64().max(1e-9);
+    let ours_median = median(&ours);
     println!(
         "perf consume: {} messages, {} log bytes from offset {first}, fetch size {}, {runs} run(s)",
-        pass.count, pass.wire, a.fetch_size
+        pass.count, pass.wire.bytes, a.fetch_size
     );
     println!(
-        "  consume         {:>9.1} MB/s   (median of {runs}: {}; last run {:.2} s, {} fetches, {:.1} MB/s of payload, {:.0} msg/s)",
-        median(ours.clone()),
+        "  consume         {ours_median:>9.1} MB/s   (median of {runs}: {}; last run {secs:.2} s, {} fetches, {:.1} MB/s of payload, {:.0} msg/s)",
         rates_list(&ours),
-        secs,
         pass.fetches,
         pass.payload_bytes as f64 / 1e6 / secs,
         pass.count as f64 / secs
     );
     if !ceiling.is_empty() {
-        let (m, c) = (median(ours.clone()), median(ceiling.clone()));
+        let ceiling_median = median(&ceiling);
         println!(
-            "  ceiling tcp loopback {:>9.1} MB/s   (median of {}: {})   ratio {:.0}%",
-            c,
+            "  ceiling tcp loopback {ceiling_median:>9.1} MB/s   (median of {}: {})   ratio {:.0}%",
             ceiling.len(),
             rates_list(&ceiling),
-            100.0 * m / c
+            100.0 * ours_median / ceiling_median
         );
+        let (ours_best, ceiling_best) = (best(&ours), best(&ceiling));
         println!(
-            "  best of each: consume {:.1} MB/s, tcp loopback {:.1} MB/s, ratio {:.0}%",
-            best(&ours),
-            best(&ceiling),
-            100.0 * best(&ours) / best(&ceiling)
+            "  best of each: consume {ours_best:.1} MB/s, tcp loopback {ceiling_best:.1} MB/s, ratio {:.0}%",
+            100.0 * ours_best / ceiling_best
         );
         if let Some(algorithm) = &a.congestion {
             println!("  (ceiling sent with congestion control {algorithm})");
