@@ -30,8 +30,16 @@ fn main() {
         dirs.sort();
         extra_dirs.extend(dirs);
     }
-    for dir in extra_dirs {
-        let module = names::module_name(&dir.file_name().unwrap().to_string_lossy().replace('-', "_"));
+    let mut dirs: Vec<(String, PathBuf)> = extra_dirs
+        .into_iter()
+        .map(|dir| (names::module_name(&dir.file_name().unwrap().to_string_lossy().replace('-', "_")), dir))
+        .collect();
+    // Earlier Kafka releases' message folders, each generated, compiled and round-tripped.
+    for (release, dir) in history_dirs(&corpus) {
+        dirs.push((format!("release_{}", release.replace('.', "_")), dir));
+    }
+    dirs.push(("retired_4x".to_string(), retired_stub_set(&message_dir, &out)));
+    for (module, dir) in dirs {
         let subdir = format!("corpus-{module}");
         Config::new()
             .schema_dir(&dir)
@@ -50,6 +58,56 @@ fn main() {
     }
     std::fs::write(out.join("corpus.rs"), generated).unwrap();
     std::fs::write(out.join("table.rs"), table(&sets)).unwrap();
+}
+
+/// `(release, message folder)` of each Kafka release under `kafka-schemas-history/` beside the
+/// corpus (or `$KAFKA_SCHEMAS_HISTORY_DIR`). Missing, it fails under CI and is skipped, with a
+/// warning, elsewhere.
+fn history_dirs(corpus: &Path) -> Vec<(String, PathBuf)> {
+    println!("cargo:rerun-if-env-changed=KAFKA_SCHEMAS_HISTORY_DIR");
+    let root = match std::env::var_os("KAFKA_SCHEMAS_HISTORY_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => corpus.parent().map(|p| p.join("kafka-schemas-history")).unwrap_or_default(),
+    };
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        if std::env::var_os("CI").is_some() {
+            panic!("Kafka's release schemas are missing: {} (set KAFKA_SCHEMAS_HISTORY_DIR)", root.display());
+        }
+        println!("cargo:warning=Kafka's release schemas not found at {}; release round-trips skipped", root.display());
+        return Vec::new();
+    };
+    let mut releases: Vec<(String, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("message").is_dir())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path().join("message")))
+        .collect();
+    releases.sort();
+    println!("cargo:rerun-if-changed={}", root.display());
+    releases
+}
+
+/// The APIs Kafka 4.0 retired, as its schema folder keeps them: stubs with `validVersions: "none"`.
+const RETIRED_IN_4_0: [(i16, &str); 4] =
+    [(4, "LeaderAndIsr"), (5, "StopReplica"), (6, "UpdateMetadata"), (7, "ControlledShutdown")];
+
+/// A small schema set shaped like Kafka 4.x's: the headers and ApiVersions from the corpus, plus
+/// a stub request and response for each API that 4.0 retired (written here, in OUT_DIR).
+fn retired_stub_set(message_dir: &Path, out: &Path) -> PathBuf {
+    let dir = out.join("retired-4x-schemas");
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["RequestHeader.json", "ResponseHeader.json", "ApiVersionsRequest.json", "ApiVersionsResponse.json"] {
+        std::fs::copy(message_dir.join(file), dir.join(file)).unwrap();
+    }
+    for (key, api) in RETIRED_IN_4_0 {
+        for kind in ["request", "response"] {
+            let name = format!("{api}{}", if kind == "request" { "Request" } else { "Response" });
+            let text = format!(
+                "{{\n  \"apiKey\": {key},\n  \"type\": \"{kind}\",\n  \"name\": \"{name}\",\n  // Removed in Apache Kafka 4.0.\n  \"validVersions\": \"none\"\n}}\n"
+            );
+            std::fs::write(dir.join(format!("{name}.json")), text).unwrap();
+        }
+    }
+    dir
 }
 
 /// `pub const SCHEMAS: &[Entry]` with a monomorphised round-trip function per schema.

@@ -1,6 +1,9 @@
-//! Schema errors: what is wrong, where (file and JSON path), and which of Kafka's rules it breaks.
+//! Schema errors and warnings: what is wrong, where (file and JSON path), and which of Kafka's
+//! rules it breaks.
 
 use std::fmt;
+
+use crate::rules::Rule;
 
 /// One problem found in one schema file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -10,7 +13,7 @@ pub struct SchemaError {
     /// Where in the file: a JSON path such as `$.fields[3].fields[0] (Topics)`, or
     /// `line 12, column 7` for errors found while reading the JSON text.
     pub path: String,
-    /// The schema rule broken, numbered as in the codegen reference (1..=37), if any.
+    /// The schema rule broken (1..=37, see [`Rule`]), if any.
     pub rule: Option<u8>,
     /// What is wrong, naming the field or struct involved.
     pub message: String,
@@ -30,14 +33,44 @@ impl SchemaError {
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}: {}", self.file, self.path, self.message)?;
-        if let Some(rule) = self.rule {
-            write!(f, " (rule {rule})")?;
+        match self.rule.and_then(Rule::new) {
+            Some(rule) => write!(f, " ({rule})"),
+            None => match self.rule {
+                Some(n) => write!(f, " (rule {n})"),
+                None => Ok(()),
+            },
         }
-        Ok(())
     }
 }
 
 impl std::error::Error for SchemaError {}
+
+/// Something a schema does that Kafka's own generator of some release accepted but current
+/// schema authoring does not: accepted (so older releases' corpora generate), never silently.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SchemaWarning {
+    /// Bare file name, as in [`SchemaError::file`].
+    pub file: String,
+    /// Where in the file, as in [`SchemaError::path`].
+    pub path: String,
+    /// What the schema does, how it is read, and which Kafka releases accepted it.
+    pub message: String,
+    /// The rule it would break under `--strict`, if it is one of the numbered rules.
+    pub rule: Option<u8>,
+}
+
+impl SchemaWarning {
+    /// The error this warning becomes under `--strict`.
+    pub fn into_error(self) -> SchemaError {
+        SchemaError { file: self.file, path: self.path, rule: self.rule, message: self.message }
+    }
+}
+
+impl fmt::Display for SchemaWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.file, self.path, self.message)
+    }
+}
 
 /// Every problem found in a run, reported together.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -115,7 +148,10 @@ mod tests {
     #[test]
     fn display_names_file_path_message_and_rule() {
         let e = SchemaError::rule("FooRequest.json", "$.fields[2] (Bar)", 13, "tag 1 is used twice");
-        assert_eq!(e.to_string(), "FooRequest.json: $.fields[2] (Bar): tag 1 is used twice (rule 13)");
+        assert_eq!(
+            e.to_string(),
+            "FooRequest.json: $.fields[2] (Bar): tag 1 is used twice (rule 13: tags are unique within a struct)"
+        );
         let e = SchemaError::new("X.json", "line 1, column 2", None, "invalid JSON");
         assert_eq!(e.to_string(), "X.json: line 1, column 2: invalid JSON");
     }
@@ -126,7 +162,11 @@ mod tests {
             SchemaError::rule("A.json", "$", 1, "first"),
             SchemaError::rule("B.json", "$", 2, "second"),
         ]);
-        assert_eq!(errors.to_string(), "A.json: $: first (rule 1)\nB.json: $: second (rule 2)");
+        assert_eq!(
+            errors.to_string(),
+            "A.json: $: first (rule 1: a message needs `flexibleVersions`)\nB.json: $: second (rule 2: \
+             `flexibleVersions` is `none` or an open-ended range `N+`)"
+        );
         assert_eq!(errors.clone().into_result(()), Err(errors));
         assert_eq!(SchemaErrors::default().into_result(7), Ok(7));
     }

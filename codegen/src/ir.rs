@@ -68,6 +68,17 @@ pub struct Message {
     pub structs: Vec<Struct>,
 }
 
+/// A schema with `validVersions: "none"`: support for it was removed (Kafka 4.0 retired four
+/// APIs so), but its key stays reserved. It gets no codec; the index still names its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retired {
+    /// File name the schema came from (no directory).
+    pub file: String,
+    pub name: String,
+    pub kind: MessageKind,
+    pub api_key: Option<i16>,
+}
+
 /// A named struct: an element type of a `[]Name` array, a `Name` struct field, or a common struct.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Struct {

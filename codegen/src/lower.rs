@@ -1,39 +1,85 @@
 //! Lowering a validated schema to the IR, and the public entry points that read, validate and
 //! lower schema files (`load_str`, `load_dir`, `load_dirs`).
 
-use crate::diagnostics::{SchemaError, SchemaErrors};
-use crate::ir::{Field, Message, Struct, Versions};
-use crate::parse::parse_message;
+use crate::diagnostics::{SchemaError, SchemaErrors, SchemaWarning};
+use crate::ir::{Field, Message, Retired, Struct, Versions};
+use crate::parse::parse_schema;
 use crate::schema::{FieldSpec, MessageSpec, StructSpec};
 use crate::validate::{
-    duplicate_names, identity, non_blank, parse_default, parse_kind, parse_type, parse_versions, validate_identities,
-    validate_message, SchemaIdentity,
+    check_message, duplicate_names, identity, is_retired, non_blank, parse_default, parse_kind, parse_type,
+    parse_versions, validate_identities, SchemaIdentity,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 /// Reads, validates and lowers one schema file's text. `file_name` is the bare file name that
-/// errors and `Message::file` carry. Cross-file rules (36, 37) need a set: see `load_dir`.
+/// errors and `Message::file` carry. Legacy allowances are accepted (their warnings dropped); a
+/// retired schema (`validVersions: "none"`) is an error, as it has nothing to lower. Cross-file
+/// rules (36, 37) need a set: see `load_dir`.
 pub fn load_str(file_name: &str, text: &str) -> Result<Message, SchemaErrors> {
-    load_one(file_name, text).1
+    match load_one(file_name, text, false).1? {
+        (Lowered::Live(m), _) => Ok(m),
+        (Lowered::Retired(r), _) => Err(SchemaError::new(
+            file_name,
+            "$",
+            None,
+            format!("{} has validVersions `none` (retired): it has no versions to generate", r.name),
+        )
+        .into()),
+    }
+}
+
+/// One file, lowered.
+enum Lowered {
+    Live(Message),
+    Retired(Retired),
+}
+
+/// What loading a set of schema folders found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Loaded {
+    /// Schemas with versions, sorted by file name within each folder.
+    pub messages: Vec<Message>,
+    /// Schemas with `validVersions: "none"`: no codec, their keys reserved.
+    pub retired: Vec<Retired>,
+    /// Legacy allowances the schemas relied on (empty under `strict`).
+    pub warnings: Vec<SchemaWarning>,
 }
 
 /// Loads one file, also returning its identity for the cross-file rules when it is readable.
-fn load_one(file_name: &str, text: &str) -> (Option<SchemaIdentity>, Result<Message, SchemaErrors>) {
-    let spec = match parse_message(file_name, text) {
-        Ok(spec) => spec,
+/// Under `strict` the legacy allowances are errors.
+#[allow(clippy::type_complexity)]
+fn load_one(
+    file_name: &str,
+    text: &str,
+    strict: bool,
+) -> (Option<SchemaIdentity>, Result<(Lowered, Vec<SchemaWarning>), SchemaErrors>) {
+    let (spec, mut warnings) = match parse_schema(file_name, text) {
+        Ok(parsed) => parsed,
         Err(e) => return (None, Err(e)),
     };
     let id = identity(file_name, &spec);
-    let errors = validate_message(file_name, &spec);
+    let (mut errors, more) = check_message(file_name, &spec);
+    warnings.extend(more);
+    if strict {
+        errors.extend(warnings.drain(..).map(SchemaWarning::into_error));
+    }
     if !errors.is_empty() {
         return (id, Err(SchemaErrors(errors)));
     }
-    (id, lower_message(file_name, &spec).map_err(SchemaErrors::from))
+    if is_retired(&spec) {
+        let retired = id.clone().map(|id| Retired { file: id.file, name: id.name, kind: id.kind, api_key: id.api_key });
+        return match retired {
+            Some(r) => (id, Ok((Lowered::Retired(r), warnings))),
+            None => (id, Err(SchemaError::new(file_name, "$", None, "cannot lower schema: no name or type").into())),
+        };
+    }
+    (id, lower_message(file_name, &spec).map(|m| (Lowered::Live(m), warnings)).map_err(SchemaErrors::from))
 }
 
 /// Loads every `*.json` file directly in `dir`, sorted by file name, with the errors of all files
-/// reported together and the cross-file rules applied.
+/// reported together and the cross-file rules applied. Retired schemas and warnings are left
+/// out: see [`load_schemas`].
 pub fn load_dir(dir: &Path) -> Result<Vec<Message>, SchemaErrors> {
     load_dirs(&[dir])
 }
@@ -41,7 +87,13 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Message>, SchemaErrors> {
 /// Like `load_dir` over several folders (in the order given); the cross-file rules and the
 /// uniqueness of message names apply to the union.
 pub fn load_dirs<P: AsRef<Path>>(dirs: &[P]) -> Result<Vec<Message>, SchemaErrors> {
-    let mut messages = Vec::new();
+    load_schemas(dirs, false).map(|loaded| loaded.messages)
+}
+
+/// Loads every `*.json` file directly in each folder (in the order given): the live schemas,
+/// the retired ones and the warnings. Under `strict`, what would be a warning is an error.
+pub fn load_schemas<P: AsRef<Path>>(dirs: &[P], strict: bool) -> Result<Loaded, SchemaErrors> {
+    let mut loaded = Loaded::default();
     let mut ids = Vec::new();
     let mut errors = Vec::new();
     for dir in dirs {
@@ -66,17 +118,24 @@ pub fn load_dirs<P: AsRef<Path>>(dirs: &[P]) -> Result<Vec<Message>, SchemaError
                     continue;
                 }
             };
-            let (id, loaded) = load_one(&name, &text);
+            let (id, result) = load_one(&name, &text, strict);
             ids.extend(id);
-            match loaded {
-                Ok(m) => messages.push(m),
+            match result {
+                Ok((Lowered::Live(m), warnings)) => {
+                    loaded.messages.push(m);
+                    loaded.warnings.extend(warnings);
+                }
+                Ok((Lowered::Retired(r), warnings)) => {
+                    loaded.retired.push(r);
+                    loaded.warnings.extend(warnings);
+                }
                 Err(e) => errors.extend(e),
             }
         }
     }
     errors.extend(validate_identities(&ids));
     errors.extend(duplicate_names(&ids));
-    SchemaErrors(errors).into_result(messages)
+    SchemaErrors(errors).into_result(loaded)
 }
 
 /// `(file name, path)` of the `*.json` files directly in `dir`, sorted by file name.

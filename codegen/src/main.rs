@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use kafka_wire_codegen::{config::cli_command, Config};
+use kafka_wire_codegen::{config::cli_command, display_path, Config};
 
 /// Generate Rust types, encoders and decoders from Apache Kafka's JSON message schemas.
 #[derive(Parser)]
@@ -17,7 +17,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Generate one Rust file per schema plus an index (mod.rs) into the output folder,
-    /// rewriting only files whose content changed and removing orphaned ones.
+    /// rewriting only files whose content changed and removing generated files no schema
+    /// produces any more. Files the generator did not write are never replaced or removed.
     Generate(Options),
     /// Exit non-zero, listing the differences, if the output folder is not what `generate`
     /// would write.
@@ -29,15 +30,21 @@ struct Options {
     /// Folder of schema files (*.json); repeat for several.
     #[arg(long = "schemas", value_name = "DIR", default_value = "schemas")]
     schemas: Vec<PathBuf>,
-    /// Output folder; it holds only generated files.
+    /// Output folder. Only files with the generator's header are replaced or removed; a
+    /// hand-written file where a generated one would go is an error, and nothing is written.
     #[arg(long, value_name = "DIR", default_value = "generated/src/messages")]
     out: PathBuf,
     /// Rust path of the runtime crate that generated code calls.
     #[arg(long, value_name = "PATH", default_value = "::kafka_wire_runtime")]
     runtime_path: String,
-    /// Only these APIs (name like `Fetch`, or numeric key); repeat for several.
+    /// Only these APIs (name like `Fetch`, or numeric key); repeat for several. A name no
+    /// schema defines is an error.
     #[arg(long = "api", value_name = "NAME")]
     apis: Vec<String>,
+    /// Refuse, instead of warning about, what only older Kafka releases' schemas do (a missing
+    /// `flexibleVersions`, text after the top-level object): for people writing new schemas.
+    #[arg(long)]
+    strict: bool,
 }
 
 impl Options {
@@ -46,7 +53,11 @@ impl Options {
         for dir in &self.schemas {
             config.schema_dir(dir);
         }
-        config.out_dir(&self.out).runtime_path(&self.runtime_path).regenerate_command(self.command_line());
+        config
+            .out_dir(&self.out)
+            .runtime_path(&self.runtime_path)
+            .regenerate_command(self.command_line())
+            .strict(self.strict);
         if !self.apis.is_empty() {
             config.include_apis(self.apis.iter().cloned());
         }
@@ -59,21 +70,30 @@ impl Options {
     }
 }
 
+/// Warnings go to stderr, one line each; they never change the exit status.
+fn warn(generated: &kafka_wire_codegen::Generated) {
+    for w in &generated.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Generate(opts) => opts.config().write().map(|(generated, report)| {
+            warn(&generated);
             println!(
                 "{} into {} ({} written, {} unchanged, {} removed)",
                 generated.summary(),
-                opts.out.display(),
+                display_path(&opts.out),
                 report.written.len(),
                 report.unchanged.len(),
                 report.removed.len()
             );
         }),
         Command::Check(opts) => opts.config().check().map(|generated| {
-            println!("{} is up to date: {}", opts.out.display(), generated.summary());
+            warn(&generated);
+            println!("{} is up to date: {}", display_path(&opts.out), generated.summary());
         }),
     };
     match result {

@@ -1,6 +1,6 @@
 //! Reading schema text: strip Kafka's `//` and `/* */` comments, then parse with serde.
 
-use crate::diagnostics::{SchemaError, SchemaErrors};
+use crate::diagnostics::{SchemaError, SchemaErrors, SchemaWarning};
 use crate::schema::{MessageSpec, FIELD_KEYS, MESSAGE_KEYS, STRUCT_KEYS};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -84,11 +84,19 @@ fn line_column(text: &str, pos: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Parses one schema file's text. `file` is the bare file name used in errors.
+/// Parses one schema file's text, dropping warnings (see [`parse_schema`]). `file` is the bare
+/// file name used in errors.
+pub fn parse_message(file: &str, text: &str) -> Result<MessageSpec, SchemaErrors> {
+    parse_schema(file, text).map(|(spec, _)| spec)
+}
+
+/// Parses one schema file's text, with the legacy allowances it needed as warnings.
 ///
 /// Duplicate keys are accepted, the last one winning, as Kafka's Jackson parser does (two files
 /// of Kafka's corpus repeat `versions`). Unknown keys are all reported, each with its JSON path.
-pub fn parse_message(file: &str, text: &str) -> Result<MessageSpec, SchemaErrors> {
+/// Text after the top-level object is ignored with a warning, as Jackson ignores trailing tokens
+/// (Kafka 2.8.0's `DescribeProducersRequest.json` ends with one `}` too many).
+pub fn parse_schema(file: &str, text: &str) -> Result<(MessageSpec, Vec<SchemaWarning>), SchemaErrors> {
     let stripped = strip_comments(text).map_err(|(line, column)| {
         SchemaError::new(
             file,
@@ -97,13 +105,26 @@ pub fn parse_message(file: &str, text: &str) -> Result<MessageSpec, SchemaErrors
             "block comment `/*` is never closed with `*/`",
         )
     })?;
-    let value: Value = serde_json::from_str(&stripped).map_err(|e| json_error(file, &e))?;
+    let mut reader = serde_json::Deserializer::from_str(&stripped);
+    let value = Value::deserialize(&mut reader).map_err(|e| json_error(file, &e))?;
+    let mut warnings = Vec::new();
+    if let Err(e) = reader.end() {
+        warnings.push(SchemaWarning {
+            file: file.to_owned(),
+            path: format!("line {}, column {}", e.line(), e.column()),
+            message: "text after the top-level object, which Kafka's generator (Jackson) ignores \
+                      (Kafka 2.8.0's DescribeProducersRequest.json has one `}` too many)"
+                .to_owned(),
+            rule: None,
+        });
+    }
     let mut errors = Vec::new();
     check_keys(file, &value, &mut errors);
     if !errors.is_empty() {
         return Err(SchemaErrors(errors));
     }
-    MessageSpec::deserialize(value).map_err(|e| SchemaErrors::from(type_error(file, &stripped, &e)))
+    let spec = MessageSpec::deserialize(value).map_err(|e| SchemaErrors::from(type_error(file, &stripped, &e)))?;
+    Ok((spec, warnings))
 }
 
 /// A value of the wrong JSON type. Deserializing from the parsed value loses positions, so the
@@ -285,6 +306,17 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert_eq!(e.0[0].path, "line 3, column 17");
         assert!(e.0[0].message.starts_with("invalid schema: invalid type: string \"two\""), "{}", e.0[0]);
+    }
+
+    #[test]
+    fn trailing_text_after_the_object_is_a_warning() {
+        let (spec, warnings) = parse_schema("X.json", "{\"name\": \"X\"}\n}\n").unwrap();
+        assert_eq!(spec.name.as_deref(), Some("X"));
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].path, "line 2, column 1");
+        assert!(warnings[0].message.contains("text after the top-level object"), "{}", warnings[0]);
+        let (_, none) = parse_schema("X.json", "{\"name\": \"X\"} // done\n\n").unwrap();
+        assert!(none.is_empty());
     }
 
     #[test]

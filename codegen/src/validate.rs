@@ -6,7 +6,7 @@
 //! The small parsers here (version ranges, types, defaults) are shared with `lower`, so that
 //! what validation accepts is exactly what lowering understands.
 
-use crate::diagnostics::SchemaError;
+use crate::diagnostics::{SchemaError, SchemaWarning};
 use crate::ir::{DefaultValue, FieldType, Message, MessageKind, Versions};
 use crate::schema::{FieldSpec, MessageSpec};
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
@@ -290,17 +290,31 @@ pub fn name_key(name: &str) -> String {
 // Per-file validation
 // ---------------------------------------------------------------------------------------------
 
-/// Checks one schema file against every per-file rule and returns all problems found.
+/// Checks one schema file against every per-file rule and returns all problems found
+/// (legacy allowances are accepted; see [`check_message`] for the warnings).
 pub fn validate_message(file: &str, spec: &MessageSpec) -> Vec<SchemaError> {
+    check_message(file, spec).0
+}
+
+/// Checks one schema file: every problem found, and the legacy allowances it relied on
+/// (a missing `flexibleVersions`, read as `none` as Kafka's generator did before requiring it).
+pub fn check_message(file: &str, spec: &MessageSpec) -> (Vec<SchemaError>, Vec<SchemaWarning>) {
     let mut v = Validator {
         file,
         errors: Vec::new(),
+        warnings: Vec::new(),
         flexible: Known::Unknown,
         commons: HashMap::new(),
         inline: HashMap::new(),
     };
     v.message(spec);
-    v.errors
+    (v.errors, v.warnings)
+}
+
+/// Whether a schema declares `validVersions: "none"`: an API (or record) whose support was
+/// removed, kept so that its key is never reused (Kafka 4.0 retired four APIs this way).
+pub fn is_retired(spec: &MessageSpec) -> bool {
+    non_blank(spec.valid_versions.as_deref()).is_some_and(|t| t.trim() == "none")
 }
 
 /// A value that may not be known because it was itself invalid (then dependent checks are skipped
@@ -314,6 +328,7 @@ enum Known<T> {
 struct Validator<'a> {
     file: &'a str,
     errors: Vec<SchemaError>,
+    warnings: Vec<SchemaWarning>,
     /// The message's flexible versions (`None` = "none").
     flexible: Known<Option<Versions>>,
     /// Common struct names, with the path where each is declared.
@@ -373,6 +388,15 @@ impl Validator<'_> {
             },
         };
 
+        // A retired schema (`validVersions: "none"`) has no versions to check fields against;
+        // Kafka reads its flexibleVersions as none and its listeners as empty.
+        if is_retired(spec) {
+            if let Some(t) = non_blank(spec.flexible_versions.as_deref()) {
+                self.versions(path, "flexibleVersions", Some(t));
+            }
+            return;
+        }
+
         // Rules 6, 11: valid versions.
         let valid = match non_blank(spec.valid_versions.as_deref()) {
             None => {
@@ -380,14 +404,6 @@ impl Validator<'_> {
                 Known::Unknown
             }
             Some(t) => match self.versions(path, "validVersions", Some(t)) {
-                Known::Is(None) => {
-                    self.error(
-                        path,
-                        6,
-                        format!("message {name} has validVersions `none`; it needs a range with an upper bound"),
-                    );
-                    Known::Unknown
-                }
                 Known::Is(Some(v)) if v.is_open_ended() => {
                     self.error(
                         path,
@@ -406,12 +422,16 @@ impl Validator<'_> {
         // Rules 1, 2: flexible versions.
         self.flexible = match non_blank(spec.flexible_versions.as_deref()) {
             None => {
-                self.error(
-                    path,
-                    1,
-                    format!("message {name} has no `flexibleVersions`; use `0+` for new messages or `none`"),
-                );
-                Known::Unknown
+                self.warnings.push(SchemaWarning {
+                    file: self.file.to_owned(),
+                    path: path.to_owned(),
+                    message: format!(
+                        "message {name} has no `flexibleVersions`, which Kafka 2.x's generator read as `none` \
+                         (the 2.4 and 2.8 corpora rely on this); use `0+` for new messages or `none`"
+                    ),
+                    rule: Some(1),
+                });
+                Known::Is(None)
             }
             Some(t) => match self.versions(path, "flexibleVersions", Some(t)) {
                 Known::Is(Some(v)) if !v.is_open_ended() => {

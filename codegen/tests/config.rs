@@ -91,3 +91,48 @@ fn missing_schemas_are_a_clear_error() {
     let err = Config::new().generate().unwrap_err();
     assert!(err.to_string().contains("no schema folder"), "{err}");
 }
+
+#[test]
+fn errors_read_the_same_through_debug_as_in_the_cli() {
+    let schemas = schema_dir();
+    fs::write(
+        schemas.path().join("BadData.json"),
+        r#"{ "type": "data", "name": "BadData", "validVersions": "0", "flexibleVersions": "0+", "fields": [
+             { "name": "A", "type": "int32", "versions": "0+", "nullableVersions": "0+" },
+             { "name": "B", "type": "varint", "versions": "0+" } ] }"#,
+    )
+    .unwrap();
+    let err = Config::new().schema_dir(schemas.path()).generate().unwrap_err();
+    let debug = format!("{err:?}");
+    assert_eq!(debug, err.to_string(), "a build script's unwrap() would print a struct dump");
+    let lines: Vec<&str> = debug.lines().collect();
+    assert_eq!(lines[0], "invalid schemas:");
+    assert_eq!(lines.len(), 3, "{debug}");
+    assert!(
+        lines[1].starts_with("BadData.json: $.fields[0] (A): ") && lines[1].ends_with("can be nullable)"),
+        "{debug}"
+    );
+    assert!(lines[2].contains("$.fields[1] (B)") && lines[2].contains("(rule 17: the type is"), "{debug}");
+}
+
+#[test]
+fn unknown_apis_and_strict_mode_through_the_library() {
+    let schemas = schema_dir();
+    let err = Config::new().schema_dir(schemas.path()).include_apis(["Ping", "Pong", "77"]).generate().unwrap_err();
+    assert_eq!(err.to_string(), "no schema defines the APIs 77, Pong");
+    fs::write(
+        schemas.path().join("OldData.json"),
+        r#"{ "type": "data", "name": "OldData", "validVersions": "0", "fields": [] } }"#,
+    )
+    .unwrap();
+    let lenient = Config::new().schema_dir(schemas.path()).generate().unwrap();
+    let warnings: Vec<String> = lenient.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("OldData.json: line 1, column 75: text after the top-level object"),
+        "{warnings:?}"
+    );
+    assert!(warnings[1].starts_with("OldData.json: $: message OldData has no `flexibleVersions`"), "{warnings:?}");
+    let strict = Config::new().schema_dir(schemas.path()).strict(true).generate().unwrap_err();
+    assert_eq!(strict.to_string().lines().count(), 3, "{strict}");
+}

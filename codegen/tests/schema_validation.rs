@@ -4,7 +4,7 @@
 
 use kafka_wire_codegen::ir::{DefaultValue, Message, Versions};
 use kafka_wire_codegen::validate::validate_set;
-use kafka_wire_codegen::{load_dir, load_str, SchemaError};
+use kafka_wire_codegen::{load_dir, load_schemas, load_str, Rule, SchemaError};
 
 /// A valid request with the given fields: versions 0-3, flexible from 2.
 fn request(fields: &str) -> String {
@@ -38,7 +38,8 @@ fn assert_rule(text: &str, rule: u8, needles: &[&str]) {
     assert!(errs.iter().all(|e| e.rule == Some(rule)), "expected only rule {rule}, got:\n{}", shown.join("\n"));
     for s in &shown {
         assert!(s.starts_with("FooRequest.json: "), "{s}");
-        assert!(s.ends_with(&format!(" (rule {rule})")), "{s}");
+        let text = Rule::new(rule).expect("a numbered rule").text();
+        assert!(s.ends_with(&format!(" (rule {rule}: {text})")), "{s}");
         for needle in needles {
             assert!(s.contains(needle), "`{needle}` missing from: {s}");
         }
@@ -59,13 +60,26 @@ fn the_base_schemas_are_valid() {
     .unwrap();
 }
 
+/// Kafka 2.x's schemas omit `flexibleVersions`: a warning by default (read as `none`), an
+/// error under `strict`.
 #[test]
 fn rule_01_flexible_versions_is_required() {
-    assert_rule(
-        r#"{ "apiKey": 90, "type": "request", "name": "FooRequest", "validVersions": "0-3", "fields": [] }"#,
-        1,
-        &["$: ", "FooRequest has no `flexibleVersions`"],
-    );
+    let dir = tempfile::tempdir().unwrap();
+    let pair = |kind: &str, name: &str| {
+        format!(r#"{{ "apiKey": 90, "type": "{kind}", "name": "{name}", "validVersions": "0-3", "fields": [] }}"#)
+    };
+    std::fs::write(dir.path().join("FooRequest.json"), pair("request", "FooRequest")).unwrap();
+    std::fs::write(dir.path().join("FooResponse.json"), pair("response", "FooResponse")).unwrap();
+    let lenient = load_schemas(&[dir.path()], false).unwrap();
+    assert_eq!(lenient.messages[0].flexible_versions, None);
+    assert_eq!(lenient.warnings.len(), 2);
+    assert!(lenient.warnings[0]
+        .to_string()
+        .starts_with("FooRequest.json: $: message FooRequest has no `flexibleVersions`"));
+    let errs = load_schemas(&[dir.path()], true).unwrap_err();
+    assert_eq!(errs.len(), 2);
+    assert!(errs.iter().all(|e| e.rule == Some(1)));
+    assert!(errs.0[0].to_string().ends_with("(rule 1: a message needs `flexibleVersions`)"), "{}", errs.0[0]);
 }
 
 #[test]
@@ -605,9 +619,9 @@ fn rule_36_one_request_and_one_response_per_api_key() {
     assert_eq!(
         errs,
         [
-            "BRequest.json: $: request BRequest has apiKey 1, already used by request ARequest in ARequest.json (rule 36)",
-            "DResponse.json: $: response DResponse has apiKey 2 of request CRequest; expected it to be named CResponse (rule 36)",
-            "EResponse.json: $: response EResponse (apiKey 3) has no request with the same apiKey (rule 36)",
+            "BRequest.json: $: request BRequest has apiKey 1, already used by request ARequest in ARequest.json (rule 36: each apiKey has one request and one response, named `XRequest` and `XResponse`)",
+            "DResponse.json: $: response DResponse has apiKey 2 of request CRequest; expected it to be named CResponse (rule 36: each apiKey has one request and one response, named `XRequest` and `XResponse`)",
+            "EResponse.json: $: response EResponse (apiKey 3) has no request with the same apiKey (rule 36: each apiKey has one request and one response, named `XRequest` and `XResponse`)",
         ]
     );
     let lone = [message("ARequest.json", "request", "ARequest", 1)];
@@ -628,7 +642,7 @@ fn rule_37_metadata_record_ids_are_unique() {
     let errs: Vec<String> = validate_set(&set).iter().map(ToString::to_string).collect();
     assert_eq!(
         errs,
-        ["OtherRecord.json: $: metadata record OtherRecord has apiKey 2, already used by metadata record TopicRecord in TopicRecord.json (rule 37)"]
+        ["OtherRecord.json: $: metadata record OtherRecord has apiKey 2, already used by metadata record TopicRecord in TopicRecord.json (rule 37: metadata record ids (their apiKey) are unique)"]
     );
 }
 
@@ -687,8 +701,10 @@ fn load_dir_aggregates_every_file_and_applies_cross_file_rules() {
         [
             "Broken.json: line 1, column 10: invalid JSON: EOF while parsing a value",
             "DRequest.json: $.fields[0] (N): field N of type int32 cannot be nullable; only string, bytes, records, \
-             struct and array fields can have `nullableVersions` (rule 18)",
-            "CRequest.json: $: request CRequest has apiKey 1, already used by request BRequest in BRequest.json (rule 36)",
+             struct and array fields can have `nullableVersions` (rule 18: only string, bytes, records, struct and \
+             array fields can be nullable)",
+            "CRequest.json: $: request CRequest has apiKey 1, already used by request BRequest in BRequest.json (rule 36: \
+             each apiKey has one request and one response, named `XRequest` and `XResponse`)",
         ]
     );
 }

@@ -368,6 +368,20 @@ pub fn put_struct_marker(buf: &mut BytesMut, present: bool) {
     buf.put_i8(if present { 1 } else { -1 });
 }
 
+/// Reads the presence marker of a nullable struct sent as a tagged field's value: an unsigned
+/// varint, null when it reads as an `int` of at most 0, as Kafka's `readUnsignedVarint() <= 0`.
+#[inline]
+pub fn get_tagged_struct_marker(buf: &mut Bytes) -> Result<bool, DecodeError> {
+    Ok(get_uvarint(buf)? as i32 > 0)
+}
+
+/// Writes the presence marker of a nullable struct sent as a tagged field's value: unsigned
+/// varint 1 when present, 0 when null (Kafka's encoding; one byte either way).
+#[inline]
+pub fn put_tagged_struct_marker(buf: &mut BytesMut, present: bool) {
+    buf.put_u8(u8::from(present));
+}
+
 // ---- tagged fields ----
 
 /// Reads one tagged field's header and splits off its value bytes.
@@ -471,6 +485,16 @@ pub fn check_no_unknown_tags(unknown: &UnknownTags, version: i16) -> Result<(), 
         Ok(())
     } else {
         Err(EncodeError::new(EncodeErrorKind::TaggedFieldsNotFlexible { version }))
+    }
+}
+
+/// Refuses bytes left after a whole frame (strict frame decoding).
+#[inline]
+pub fn refuse_trailing(rest: &Bytes) -> Result<(), DecodeError> {
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        Err(DecodeError::new(DecodeErrorKind::TrailingBytes(rest.len())))
     }
 }
 

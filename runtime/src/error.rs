@@ -28,6 +28,9 @@ pub enum DecodeErrorKind {
     TaggedFieldSize { tag: u32, declared: usize, used: usize },
     /// The api key is not one this build knows.
     UnknownApiKey(i16),
+    /// The api key is reserved for an API whose support was removed (`validVersions: "none"`):
+    /// it has no versions to decode or encode.
+    RetiredApi(i16),
     /// Bytes were left over after a frame or nested value was decoded.
     TrailingBytes(usize),
     /// A nullable struct's presence marker was neither -1 nor 1.
@@ -60,6 +63,7 @@ impl fmt::Display for DecodeErrorKind {
                 write!(f, "tagged field {tag} declared {declared} bytes but used {used}")
             }
             Self::UnknownApiKey(key) => write!(f, "unknown api key {key}"),
+            Self::RetiredApi(key) => write!(f, "api key {key} belongs to a retired API, which has no versions"),
             Self::TrailingBytes(n) => write!(f, "{n} unexpected trailing bytes"),
             Self::InvalidStructMarker(m) => write!(f, "invalid nullable struct marker {m}"),
             Self::Invalid(msg) => f.write_str(msg),

@@ -5,8 +5,10 @@
 //! `Minimal` is the smallest legal instance as seed 001 defines it (numbers zero, strings and
 //! bytes empty, every array with exactly one element, records one empty 61-byte RecordBatch
 //! v2). `Random` fills fields with random values, nulls, array lengths, known tagged fields
-//! and unknown tags, always in the canonical form Kafka writes (tags ascending, known tags only
-//! when not default), so that re-encoding a decoded value must reproduce the bytes exactly.
+//! (tagged structs included, null or present) and unknown tags, always in the canonical form
+//! Kafka writes (tags ascending, known tags only when not default), so that re-encoding a
+//! decoded value must reproduce the bytes exactly. `Defaults` writes every field at its
+//! default, which is how a tagged struct is known to differ from its default.
 
 use std::collections::HashMap;
 
@@ -16,6 +18,7 @@ use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Message, Struct, Ve
 pub enum Mode {
     Minimal,
     Random(Rng),
+    Defaults,
 }
 
 /// A small deterministic generator (xorshift64*), seeded by the property tests.
@@ -46,11 +49,38 @@ impl Rng {
 
 /// Writes an instance of `msg` at `version`.
 pub fn encode(msg: &Message, version: i16, mode: Mode) -> Vec<u8> {
+    encode_counted(msg, version, mode).0
+}
+
+/// What an instance holds that the coverage tests count.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// Tagged struct fields written present.
+    pub tagged_structs_present: usize,
+    /// Tagged nullable struct fields written null (marker 0).
+    pub tagged_structs_null: usize,
+}
+
+/// `encode`, also counting what was written.
+pub fn encode_counted(msg: &Message, version: i16, mode: Mode) -> (Vec<u8>, Written) {
     let structs = msg.structs.iter().map(|s| (s.name.as_str(), s)).collect();
-    let mut w = Writer { msg, structs, mode, version, out: Vec::new() };
+    let mut w = Writer { msg, structs, mode, version, out: Vec::new(), written: Written::default() };
     let fields = msg.fields.clone();
     w.write_struct(&fields);
-    w.out
+    (w.out, w.written)
+}
+
+/// The tagged struct fields of `msg` at `version` (in the message or any struct that exists
+/// then): `(field name, whether null may be written)`; null may be written where the field is
+/// nullable and its default is not null.
+pub fn tagged_struct_fields(msg: &Message, version: i16) -> Vec<(String, bool)> {
+    let in_structs = msg.structs.iter().filter(|s| s.versions.contains(version)).flat_map(|s| s.fields.iter());
+    msg.fields
+        .iter()
+        .chain(in_structs)
+        .filter(|f| matches!(f.ty, FieldType::Struct(_)) && contains(f.tagged_versions, version))
+        .map(|f| (f.name.clone(), contains(f.nullable_versions, version) && f.default != DefaultValue::Null))
+        .collect()
 }
 
 struct Writer<'a> {
@@ -59,6 +89,7 @@ struct Writer<'a> {
     mode: Mode,
     version: i16,
     out: Vec<u8>,
+    written: Written,
 }
 
 fn contains(v: Option<Versions>, version: i16) -> bool {
@@ -96,9 +127,29 @@ impl Writer<'_> {
 
     fn random(&mut self) -> Option<&mut Rng> {
         match &mut self.mode {
-            Mode::Minimal => None,
+            Mode::Minimal | Mode::Defaults => None,
             Mode::Random(rng) => Some(rng),
         }
+    }
+
+    fn defaults(&self) -> bool {
+        matches!(self.mode, Mode::Defaults)
+    }
+
+    /// The bytes of struct `name` with every field at its default (and no tagged fields).
+    fn default_struct(&self, name: &str) -> Vec<u8> {
+        let structs = self.structs.clone();
+        let mut w = Writer {
+            msg: self.msg,
+            structs,
+            mode: Mode::Defaults,
+            version: self.version,
+            out: Vec::new(),
+            written: Written::default(),
+        };
+        let fields = self.structs[name].fields.clone();
+        w.write_struct(&fields);
+        w.out
     }
 
     fn write_struct(&mut self, fields: &[Field]) {
@@ -116,7 +167,7 @@ impl Writer<'_> {
             }
             let compact = self.compact(f);
             let nullable = contains(f.nullable_versions, v);
-            self.write_field(&f.ty, nullable, compact);
+            self.write_field(&f.ty, nullable, compact, &f.default);
         }
         if !self.flexible() {
             return;
@@ -154,7 +205,7 @@ impl Writer<'_> {
     /// A known tagged field's value bytes, or `None` to leave it out. Only values that are
     /// certainly not the default are written (Kafka omits default tagged values).
     fn tagged_value(&mut self, f: &Field) -> Option<Vec<u8>> {
-        if matches!(self.mode, Mode::Minimal) {
+        if matches!(self.mode, Mode::Minimal | Mode::Defaults) {
             return None;
         }
         let include = self.random().is_some_and(|rng| rng.chance(1, 2));
@@ -165,8 +216,28 @@ impl Writer<'_> {
         let compact = self.compact(f);
         let saved = std::mem::take(&mut self.out);
         let ok = match (&f.ty, &f.default) {
-            // A struct could come out equal to its default; leave tagged structs out.
-            (FieldType::Struct(_), _) => false,
+            // Inside a tagged field a nullable struct's marker is an unsigned varint: 1 present,
+            // 0 null. Null is written only where it is not the default; a present struct only
+            // when it differs from the default instance.
+            (FieldType::Struct(name), default) => {
+                let null_default = matches!(default, DefaultValue::Null);
+                let null = nullable && !null_default && self.random().is_some_and(|rng| rng.chance(1, 3));
+                if null {
+                    self.out.push(0);
+                    self.written.tagged_structs_null += 1;
+                    true
+                } else {
+                    if nullable {
+                        self.out.push(1);
+                    }
+                    let start = self.out.len();
+                    let fields = self.structs[name.as_str()].fields.clone();
+                    self.write_struct(&fields);
+                    let differs = null_default || self.out[start..] != self.default_struct(name)[..];
+                    self.written.tagged_structs_present += usize::from(differs);
+                    differs
+                }
+            }
             (FieldType::Array(_), _) => {
                 self.write_array(&f.ty, false, compact, true);
                 true
@@ -203,7 +274,6 @@ impl Writer<'_> {
                 self.put_int(ty, value)
             }
         };
-        let _ = nullable;
         let value = std::mem::replace(&mut self.out, saved);
         ok.then_some(value)
     }
@@ -225,8 +295,32 @@ impl Writer<'_> {
         self.out.extend_from_slice(s.as_bytes());
     }
 
-    fn write_field(&mut self, ty: &FieldType, nullable: bool, compact: bool) {
-        let null = nullable && self.random().is_some_and(|rng| rng.chance(1, 5));
+    fn write_field(&mut self, ty: &FieldType, nullable: bool, compact: bool, default: &DefaultValue) {
+        let null = nullable
+            && match self.mode {
+                Mode::Defaults => {
+                    matches!(default, DefaultValue::Null)
+                        || (*ty == FieldType::Records && matches!(default, DefaultValue::Implicit))
+                }
+                _ => self.random().is_some_and(|rng| rng.chance(1, 5)),
+            };
+        if self.defaults() {
+            match (ty, default) {
+                (FieldType::Bool, DefaultValue::Bool(b)) => return self.out.push(u8::from(*b)),
+                (FieldType::Float64, DefaultValue::Float(f)) => {
+                    return self.out.extend_from_slice(&f.to_bits().to_be_bytes());
+                }
+                (FieldType::Uuid, DefaultValue::Uuid(raw)) => return self.out.extend_from_slice(raw),
+                (FieldType::String, DefaultValue::Str(text)) if !null => return self.put_string(text, compact),
+                (FieldType::Records, _) if !null => return put_compact_len(&mut self.out, 0, compact, true),
+                (FieldType::Array(_), _) if !null => return put_compact_len(&mut self.out, 0, compact, true),
+                (ty, DefaultValue::Int(n)) => {
+                    self.put_int(ty, *n);
+                    return;
+                }
+                _ => {}
+            }
+        }
         match ty {
             FieldType::Bool => {
                 let b = self.random().map_or(0, |rng| rng.below(2) as u8);
@@ -320,7 +414,7 @@ impl Writer<'_> {
         };
         put_compact_len(&mut self.out, n, compact, true);
         for _ in 0..n {
-            self.write_field(inner, false, compact);
+            self.write_field(inner, false, compact, &DefaultValue::Implicit);
         }
     }
 }

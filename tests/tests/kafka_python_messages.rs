@@ -65,9 +65,9 @@ fn script() -> PathBuf {
 fn supported_versions() -> String {
     let map: serde_json::Map<String, Value> = ApiKey::ALL
         .iter()
-        .map(|api| {
-            let range = api.valid_versions();
-            (api.key().to_string(), Value::from(vec![range.min, range.max]))
+        .filter_map(|api| {
+            let range = api.valid_versions()?;
+            Some((api.key().to_string(), Value::from(vec![range.min, range.max])))
         })
         .collect();
     Value::Object(map).to_string()

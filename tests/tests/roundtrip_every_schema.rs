@@ -25,6 +25,11 @@ fn every_set_of_the_corpus_is_generated() {
         "storage",
         "streams",
         "transaction_coordinator",
+        "release_2_4_0",
+        "release_2_8_0",
+        "release_3_3_0",
+        "release_3_7_0",
+        "retired_4x",
     ] {
         assert!(sets.contains(want), "schema set {want} missing; have {sets:?}");
     }
@@ -69,6 +74,39 @@ fn random_instances_carry_unknown_tags_and_nulls() {
     }
     assert!(with_unknown > total / 10, "{with_unknown} of {total} instances had unknown tags");
     assert!(with_null > total / 10, "{with_null} of {total} instances had nulls");
+}
+
+/// Every schema version with a tagged struct field gets instances with it present and, where
+/// null is not its default, null (Kafka's unsigned-varint marker inside the tagged field).
+#[test]
+fn random_instances_cover_tagged_structs() {
+    let (mut versions_covered, mut schemas) = (0usize, BTreeSet::new());
+    for entry in SCHEMAS {
+        let msg = entry.load();
+        for v in versions(&msg) {
+            let fields = sample::tagged_struct_fields(&msg, v);
+            if fields.is_empty() {
+                continue;
+            }
+            let mut total = sample::Written::default();
+            for seed in 0..64 {
+                let (bytes, written) = sample::encode_counted(&msg, v, Mode::Random(Rng::new(seed * 7919 + 1)));
+                (entry.ops.roundtrip)(&bytes, v).unwrap_or_else(|e| panic!("{}/{} v{v}: {e}", entry.set, entry.name));
+                total.tagged_structs_present += written.tagged_structs_present;
+                total.tagged_structs_null += written.tagged_structs_null;
+            }
+            let where_ = format!("{}/{} v{v} ({fields:?})", entry.set, entry.name);
+            assert!(total.tagged_structs_present > 0, "{where_}: no tagged struct written present");
+            if fields.iter().any(|(_, null_allowed)| *null_allowed) {
+                assert!(total.tagged_structs_null > 0, "{where_}: no tagged struct written null");
+            }
+            versions_covered += 1;
+            schemas.insert((entry.set, entry.name));
+        }
+    }
+    println!("tagged structs: {versions_covered} schema versions of {} schemas", schemas.len());
+    assert!(schemas.contains(&("test", "NullableStructMessage")), "{schemas:?}");
+    assert!(schemas.contains(&("group_coordinator", "ConsumerGroupMemberMetadataValue")), "{schemas:?}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 use super::names::{module_name, type_ident};
 use super::{opt_range_lit, range_lit};
-use crate::ir::{Message, MessageKind, Versions};
+use crate::ir::{Message, MessageKind, Retired, Versions};
 
 /// How the index mounts the per-schema files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,8 +31,19 @@ struct Api<'a> {
     response: &'a Message,
 }
 
-/// Tokens for the index over `messages` (sorted by file name).
-pub fn emit_index(messages: &[Message], layout: &IndexLayout, runtime_path: &TokenStream) -> TokenStream {
+/// An API whose schemas have `validVersions: "none"`: its key is reserved, it has no codec.
+struct RetiredApi {
+    key: i16,
+    variant: Ident,
+}
+
+/// Tokens for the index over `messages` (sorted by file name) and the `retired` schemas.
+pub fn emit_index(
+    messages: &[Message],
+    retired: &[Retired],
+    layout: &IndexLayout,
+    runtime_path: &TokenStream,
+) -> TokenStream {
     let allows = module_allows();
     let mods = messages.iter().map(|m| {
         let module = format_ident!("{}", module_name(&m.name));
@@ -52,7 +63,8 @@ pub fn emit_index(messages: &[Message], layout: &IndexLayout, runtime_path: &Tok
     });
 
     let apis = pair_apis(messages);
-    let api_items = if apis.is_empty() { quote!() } else { emit_apis(&apis) };
+    let retired = retired_apis(retired, &apis);
+    let api_items = if apis.is_empty() { quote!() } else { emit_apis(&apis, &retired) };
     let headers =
         messages.iter().any(|m| m.name == "RequestHeader") && messages.iter().any(|m| m.name == "ResponseHeader");
     let frames = if headers && !apis.is_empty() { emit_frames() } else { quote!() };
@@ -90,6 +102,18 @@ fn pair_apis(messages: &[Message]) -> Vec<Api<'_>> {
         .collect()
 }
 
+/// Retired requests whose key no live API uses, in key order.
+fn retired_apis(retired: &[Retired], live: &[Api<'_>]) -> Vec<RetiredApi> {
+    let mut by_key: BTreeMap<i16, Ident> = BTreeMap::new();
+    for r in retired.iter().filter(|r| r.kind == MessageKind::Request) {
+        let Some(key) = r.api_key else { continue };
+        if live.iter().all(|a| a.key != key) {
+            by_key.insert(key, format_ident!("{}", r.name.strip_suffix("Request").unwrap_or(&r.name)));
+        }
+    }
+    by_key.into_iter().map(|(key, variant)| RetiredApi { key, variant }).collect()
+}
+
 fn header_version_arms(apis: &[Api<'_>], response: bool) -> Vec<TokenStream> {
     apis.iter()
         .map(|api| {
@@ -123,7 +147,7 @@ fn flexible_test(v: Option<Versions>) -> TokenStream {
     }
 }
 
-fn emit_apis(apis: &[Api<'_>]) -> TokenStream {
+fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi]) -> TokenStream {
     let variants: Vec<&Ident> = apis.iter().map(|a| &a.variant).collect();
     let keys: Vec<Literal> = apis.iter().map(|a| Literal::i16_unsuffixed(a.key)).collect();
     let names: Vec<String> = apis.iter().map(|a| a.variant.to_string()).collect();
@@ -133,26 +157,62 @@ fn emit_apis(apis: &[Api<'_>]) -> TokenStream {
     let flexible: Vec<TokenStream> = apis.iter().map(|a| opt_range_lit(a.request.flexible_versions)).collect();
     let req_header = header_version_arms(apis, false);
     let resp_header = header_version_arms(apis, true);
-    let request_kind =
-        emit_kind_enum(&format_ident!("RequestKind"), " A request body of any API.", &variants, &requests, &names);
-    let response_kind =
-        emit_kind_enum(&format_ident!("ResponseKind"), " A response body of any API.", &variants, &responses, &names);
+    let request_kind = emit_kind_enum(
+        &format_ident!("RequestKind"),
+        " A request body of any API.",
+        &variants,
+        &requests,
+        &names,
+        retired,
+    );
+    let response_kind = emit_kind_enum(
+        &format_ident!("ResponseKind"),
+        " A response body of any API.",
+        &variants,
+        &responses,
+        &names,
+        retired,
+    );
+
+    // Retired APIs: a variant each (the key stays known and reserved), no versions, no codec.
+    let r_variants: Vec<&Ident> = retired.iter().map(|r| &r.variant).collect();
+    let r_keys: Vec<Literal> = retired.iter().map(|r| Literal::i16_unsuffixed(r.key)).collect();
+    let r_names: Vec<String> = retired.iter().map(|r| r.variant.to_string()).collect();
+    let r_docs: Vec<String> =
+        retired.iter().map(|r| format!("{} (retired: no versions; the key stays reserved)", r.variant)).collect();
+    let mut all: Vec<(i16, &Ident)> = apis.iter().map(|a| (a.key, &a.variant)).collect();
+    all.extend(retired.iter().map(|r| (r.key, &r.variant)));
+    all.sort_by_key(|(key, _)| *key);
+    let all_variants = all.iter().map(|(_, v)| v);
+    let retired_arms = if retired.is_empty() { quote!() } else { quote!(#(ApiKey::#r_variants)|* => None,) };
+    let retired_header_arms = |classic: i16| {
+        if retired.is_empty() {
+            quote!()
+        } else {
+            quote!(#(ApiKey::#r_variants)|* => #classic,)
+        }
+    };
+    let retired_req_header = retired_header_arms(1);
+    let retired_resp_header = retired_header_arms(0);
+    let is_retired = if retired.is_empty() { quote!(false) } else { quote!(matches!(self, #(ApiKey::#r_variants)|*)) };
     quote! {
         /// Every API in this set, by its numeric key.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i16)]
         pub enum ApiKey {
             #(#[doc = #names] #variants = #keys,)*
+            #(#[doc = #r_docs] #r_variants = #r_keys,)*
         }
 
         impl ApiKey {
-            /// All APIs, in key order.
-            pub const ALL: &'static [ApiKey] = &[#(ApiKey::#variants),*];
+            /// All APIs, in key order (retired ones included).
+            pub const ALL: &'static [ApiKey] = &[#(ApiKey::#all_variants),*];
 
             /// The API with numeric key `key`, if this set has it.
             pub fn from_key(key: i16) -> Option<ApiKey> {
                 match key {
                     #(#keys => Some(ApiKey::#variants),)*
+                    #(#r_keys => Some(ApiKey::#r_variants),)*
                     _ => None,
                 }
             }
@@ -164,28 +224,52 @@ fn emit_apis(apis: &[Api<'_>]) -> TokenStream {
 
             /// The API's name, e.g. `Fetch`.
             pub fn name(self) -> &'static str {
-                match self { #(ApiKey::#variants => #names,)* }
+                match self {
+                    #(ApiKey::#variants => #names,)*
+                    #(ApiKey::#r_variants => #r_names,)*
+                }
             }
 
-            /// Versions of the API (its request schema's `validVersions`).
-            pub fn valid_versions(self) -> rt::VersionRange {
-                match self { #(ApiKey::#variants => #valid,)* }
+            /// Whether the API was retired (`validVersions: "none"`): its key is reserved, but
+            /// it has no versions, and decoding it is an error.
+            pub fn is_retired(self) -> bool {
+                #is_retired
+            }
+
+            /// Versions of the API (its request schema's `validVersions`); `None` when retired.
+            pub fn valid_versions(self) -> Option<rt::VersionRange> {
+                match self {
+                    #(ApiKey::#variants => Some(#valid),)*
+                    #retired_arms
+                }
             }
 
             /// Versions that use the flexible encoding.
             pub fn flexible_versions(self) -> Option<rt::VersionRange> {
-                match self { #(ApiKey::#variants => #flexible,)* }
+                match self {
+                    #(ApiKey::#variants => #flexible,)*
+                    #retired_arms
+                }
             }
 
             /// The request header version used with `version` of this API.
+            #[allow(unused_variables)]
             pub fn request_header_version(self, version: i16) -> i16 {
-                match self { #(#req_header)* }
+                match self {
+                    #(#req_header)*
+                    #retired_req_header
+                }
             }
 
             /// The response header version used with `version` of this API.
+            #[allow(unused_variables)]
             pub fn response_header_version(self, version: i16) -> i16 {
-                match self { #(#resp_header)* }
+                match self {
+                    #(#resp_header)*
+                    #retired_resp_header
+                }
             }
+
         }
 
         impl TryFrom<i16> for ApiKey {
@@ -212,7 +296,20 @@ fn emit_apis(apis: &[Api<'_>]) -> TokenStream {
 
 /// `RequestKind` or `ResponseKind`: one variant per API holding its body type, with
 /// `From`, `api_key`, `encode`, `encoded_size` and `decode` dispatching on the API.
-fn emit_kind_enum(kind: &Ident, doc: &str, variants: &[&Ident], bodies: &[Ident], names: &[String]) -> TokenStream {
+fn emit_kind_enum(
+    kind: &Ident,
+    doc: &str,
+    variants: &[&Ident],
+    bodies: &[Ident],
+    names: &[String],
+    retired: &[RetiredApi],
+) -> TokenStream {
+    let r_variants = retired.iter().map(|r| &r.variant);
+    let retired_arm = if retired.is_empty() {
+        quote!()
+    } else {
+        quote!(#(ApiKey::#r_variants)|* => return Err(rt::DecodeError::new(rt::DecodeErrorKind::RetiredApi(api_key.key()))),)
+    };
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, PartialEq)]
@@ -243,9 +340,12 @@ fn emit_kind_enum(kind: &Ident, doc: &str, variants: &[&Ident], bodies: &[Ident]
             pub fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
                 match self { #(#kind::#variants(b) => rt::Encode::encoded_size(b, version),)* }
             }
-            /// Reads a body of API `api_key` at `version`.
+            /// Reads a body of API `api_key` at `version` (a retired API is an error).
             pub fn decode(api_key: ApiKey, buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-                Ok(match api_key { #(ApiKey::#variants => #kind::#variants(<#bodies as rt::Decode>::decode(buf, version)?),)* })
+                Ok(match api_key {
+                    #(ApiKey::#variants => #kind::#variants(<#bodies as rt::Decode>::decode(buf, version)?),)*
+                    #retired_arm
+                })
             }
         }
     }
@@ -262,19 +362,29 @@ fn emit_frames() -> TokenStream {
 
         impl RequestFrame {
             /// Reads a request from `frame`, the bytes after the `i32` size prefix: the header
-            /// version follows from the api key and version at its start.
-            pub fn decode(mut frame: rt::Bytes) -> Result<Self, rt::DecodeError> {
+            /// version follows from the api key and version at its start. Bytes after the body
+            /// are an error; see `decode_with_trailing` to accept them.
+            pub fn decode(frame: rt::Bytes) -> Result<Self, rt::DecodeError> {
+                let (decoded, trailing) = Self::decode_with_trailing(frame)?;
+                rt::refuse_trailing(&trailing)?;
+                Ok(decoded)
+            }
+
+            /// Like `decode`, but bytes after the body are accepted, as Kafka's broker ignores
+            /// them (librdkafka 2.16 sends 3 after a Metadata v12 body), and returned so the
+            /// caller sees how many there were.
+            pub fn decode_with_trailing(mut frame: rt::Bytes) -> Result<(Self, rt::Bytes), rt::DecodeError> {
                 let mut peek = frame.clone();
                 let key = rt::get_i16(&mut peek)?;
                 let version = rt::get_i16(&mut peek)?;
                 let api_key = ApiKey::try_from(key)?;
-                rt::check_decode_version(version, api_key.valid_versions())?;
+                let valid = api_key
+                    .valid_versions()
+                    .ok_or_else(|| rt::DecodeError::new(rt::DecodeErrorKind::RetiredApi(key)))?;
+                rt::check_decode_version(version, valid)?;
                 let header = <RequestHeader as rt::Decode>::decode(&mut frame, api_key.request_header_version(version))?;
                 let body = RequestKind::decode(api_key, &mut frame, version)?;
-                if !frame.is_empty() {
-                    return Err(rt::DecodeError::new(rt::DecodeErrorKind::TrailingBytes(frame.len())));
-                }
-                Ok(RequestFrame { header, body })
+                Ok((RequestFrame { header, body }, frame))
             }
 
             /// Appends the `i32` size prefix, header and body, at the header's api version.
@@ -309,14 +419,19 @@ fn emit_frames() -> TokenStream {
 
         impl ResponseFrame {
             /// Reads a response to a request of `api_key` at `version` from `frame`, the bytes
-            /// after the `i32` size prefix (responses do not name their API).
-            pub fn decode(mut frame: rt::Bytes, api_key: ApiKey, version: i16) -> Result<Self, rt::DecodeError> {
+            /// after the `i32` size prefix (responses do not name their API). Bytes after the
+            /// body are an error; see `decode_with_trailing` to accept them.
+            pub fn decode(frame: rt::Bytes, api_key: ApiKey, version: i16) -> Result<Self, rt::DecodeError> {
+                let (decoded, trailing) = Self::decode_with_trailing(frame, api_key, version)?;
+                rt::refuse_trailing(&trailing)?;
+                Ok(decoded)
+            }
+
+            /// Like `decode`, but bytes after the body are accepted and returned.
+            pub fn decode_with_trailing(mut frame: rt::Bytes, api_key: ApiKey, version: i16) -> Result<(Self, rt::Bytes), rt::DecodeError> {
                 let header = <ResponseHeader as rt::Decode>::decode(&mut frame, api_key.response_header_version(version))?;
                 let body = ResponseKind::decode(api_key, &mut frame, version)?;
-                if !frame.is_empty() {
-                    return Err(rt::DecodeError::new(rt::DecodeErrorKind::TrailingBytes(frame.len())));
-                }
-                Ok(ResponseFrame { header, body })
+                Ok((ResponseFrame { header, body }, frame))
             }
 
             /// Appends the `i32` size prefix, header and body at `version`.

@@ -287,7 +287,7 @@ impl StructCtx<'_> {
         let regular = self.fixed_runs(plans).into_iter().map(|run| match run {
             [p] => {
                 let ident = &p.ident;
-                let write = self.write_field(p, Val::place(quote!(self.#ident)));
+                let write = self.write_field(p, Val::place(quote!(self.#ident)), false);
                 self.regular_or_absent(p, write)
             }
             run => write_fixed_run(run, rt),
@@ -307,7 +307,7 @@ impl StructCtx<'_> {
                     let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
                     let ident = &p.ident;
                     let size = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
-                    let write = self.write_field(p, Val::place(quote!(self.#ident)));
+                    let write = self.write_field(p, Val::place(quote!(self.#ident)), true);
                     quote! {
                         if #flag {
                             #rt::put_unknown_tags_below(buf, &mut unknown, #tag);
@@ -415,7 +415,7 @@ impl StructCtx<'_> {
         let locals = plans.iter().map(|p| {
             let local = local_ident(&p.ident);
             let mutable = if tagged_idents.contains(&&p.ident) { quote!(mut) } else { quote!() };
-            let read = self.read_field(p);
+            let read = self.read_field(p, false);
             let default = default_expr(p.field, rt);
             let value = p.regular.branch_expr(read, default);
             quote!(let #mutable #local = #value;)
@@ -433,7 +433,7 @@ impl StructCtx<'_> {
                 let arms = tagged.into_iter().map(|p| {
                     let local = local_ident(&p.ident);
                     let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
-                    let read = self.read_field(p);
+                    let read = self.read_field(p, true);
                     let label = &p.label;
                     let accept = quote! {
                         #rt::note_known_tag(&mut seen, #tag).within(#name, "unknown_tagged_fields")?;
@@ -485,8 +485,9 @@ impl StructCtx<'_> {
 
     // ---- per-field pieces ----
 
-    /// Statements writing the field (whose reference expression is `val`).
-    fn write_field(&self, p: &Plan<'_>, val: Val) -> TokenStream {
+    /// Statements writing the field (whose reference expression is `val`); `tagged` when it is
+    /// written as a tagged field's value, where a nullable struct's marker is an unsigned varint.
+    fn write_field(&self, p: &Plan<'_>, val: Val, tagged: bool) -> TokenStream {
         let rt = self.rt;
         let (name, label) = (self.name, &p.label);
         let compact = &p.compact;
@@ -494,8 +495,9 @@ impl StructCtx<'_> {
             return self.write_value(&p.field.ty, val, compact, label);
         }
         let some = self.write_value(&p.field.ty, Val::reference(quote!(v)), compact, label);
+        let put_marker = if tagged { quote!(put_tagged_struct_marker) } else { quote!(put_struct_marker) };
         let marker = |present: bool| match p.field.ty {
-            FieldType::Struct(_) => p.nullable.branch(quote!(#rt::put_struct_marker(buf, #present);), quote!()),
+            FieldType::Struct(_) => p.nullable.branch(quote!(#rt::#put_marker(buf, #present);), quote!()),
             _ => quote!(),
         };
         let some_marker = marker(true);
@@ -602,8 +604,8 @@ impl StructCtx<'_> {
         }
     }
 
-    /// An expression reading the field's Rust value from `buf`.
-    fn read_field(&self, p: &Plan<'_>) -> TokenStream {
+    /// An expression reading the field's Rust value from `buf`; `tagged` as for `write_field`.
+    fn read_field(&self, p: &Plan<'_>, tagged: bool) -> TokenStream {
         let rt = self.rt;
         let (name, label) = (self.name, &p.label);
         let compact = &p.compact;
@@ -632,9 +634,12 @@ impl StructCtx<'_> {
                     }
                 }
             }
-            FieldType::Struct(_) => quote! {
-                if #rt::get_struct_marker(buf).within(#name, #label)? { Some(#plain) } else { None }
-            },
+            FieldType::Struct(_) => {
+                let get_marker = if tagged { quote!(get_tagged_struct_marker) } else { quote!(get_struct_marker) };
+                quote! {
+                    if #rt::#get_marker(buf).within(#name, #label)? { Some(#plain) } else { None }
+                }
+            }
             // Other types cannot be nullable (validation rule 18); read them as present.
             _ => quote!(Some(#plain)),
         };
