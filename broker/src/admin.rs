@@ -20,7 +20,7 @@ use std::sync::Arc;
 use bytes::BytesMut;
 use kafka_wire_generated::modify_topic_response::TopicConfig as ConfigEntry;
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
-use kafka_wire_runtime::legacy::{validate_topic, ErrorCode, VersionedRequest, VersionedResponse};
+use kafka_wire_runtime::legacy::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
 use kafka_wire_runtime::{Decode, Encode, StrBytes};
 use tracing::{info, warn};
 
@@ -164,7 +164,30 @@ pub fn altered(
             ),
         ));
     }
+    check_placement(state, topic, count)?;
     Ok(o)
+}
+
+/// What must hold before anything is stored: every partition's directory name fits on disk,
+/// and the new partitions fit under the broker's limit of open partitions.
+fn check_placement(state: &BrokerState, topic: &str, count: i32) -> Result<(), AdminError> {
+    validate_topic_dirs(topic, count)
+        .map_err(|e| AdminError::new(codes::INVALID_TOPIC_EXCEPTION, format!("invalid topic name {topic:?}: {e}")))?;
+    let logs = state.logs();
+    let Some(max) = logs.max_partitions() else { return Ok(()) };
+    let have = (0..count).filter(|p| logs.get(topic, *p).is_some()).count();
+    let new = usize::try_from(count).unwrap_or(0).saturating_sub(have);
+    let open = logs.partition_count();
+    if open + new > max {
+        return Err(AdminError::new(
+            codes::INVALID_PARTITIONS,
+            format!(
+                "{new} more partitions would exceed this broker's limit: {open} of {max} are open \
+                 (kwire.max.partitions)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The response's configuration list.
@@ -207,17 +230,35 @@ pub async fn apply_local_async(state: &Arc<BrokerState>, topic: &str, config: Op
         .map_err(|e| format!("applying the configuration of {topic}: {e}"))?
 }
 
-/// Start-up in standalone mode: loads the configuration file and applies every topic's.
+/// Start-up in standalone mode: loads the configuration file and applies every topic's. A
+/// stored topic that cannot be applied (a name its partitions' directories cannot have, a
+/// partition that cannot be opened) is skipped with a warning naming it: one bad entry must not
+/// keep the broker from starting.
 pub fn load_standalone(state: &BrokerState) -> Result<(), String> {
     let topics = config_file::load(state.logs().dir()).map_err(|e| e.to_string())?;
     for (topic, o) in topics {
-        if validate_topic(&topic, state.max_topic_name_length()).is_err() {
-            warn!(topic, "ignoring the configuration of an invalid topic name");
+        if let Err(e) = validate_topic(&topic, state.max_topic_name_length()) {
+            warn!(topic, "ignoring the stored configuration of an invalid topic name: {e}");
             continue;
         }
-        apply_local(state, &topic, Some(o))?;
+        if let Err(e) = apply_local(state, &topic, Some(o)) {
+            warn!(topic, "skipping a stored topic that cannot be opened: {e}");
+            let _ = state.apply_topic_config(&topic, None);
+        }
     }
     Ok(())
+}
+
+/// Undoes a stored change whose local application failed: the stored configuration goes back
+/// to `before` (`None`: the topic had none, so what was created here is removed).
+fn roll_back_local(state: &BrokerState, topic: &str, before: Option<Overrides>) {
+    let restored = match before {
+        Some(o) => apply_local(state, topic, Some(o)),
+        None => apply_local(state, topic, None),
+    };
+    if let Err(e) = restored {
+        warn!(topic, "rolling back a failed ModifyTopic: {e}");
+    }
 }
 
 /// Standalone: the configuration file is the store. Blocking.
@@ -235,20 +276,31 @@ fn standalone(state: &BrokerState, c: &Checked) -> Result<Vec<ConfigEntry>, Admi
                 return Err(AdminError::exists(topic));
             }
             let o = altered(state, topic, &Overrides::default(), &c.changes, 0)?;
+            let before = all.clone();
             all.insert(topic.to_owned(), o.clone());
             save(&all)?;
-            local(Some(o.clone()))?;
+            if let Err(e) = local(Some(o.clone())) {
+                save(&before)?;
+                roll_back_local(state, topic, None);
+                return Err(e);
+            }
             Ok(describe(state, topic, &o))
         }
         Operation::Alter => {
             if !exists {
                 return Err(AdminError::unknown_topic(topic));
             }
-            let current = state.topic_config(topic).unwrap_or_default();
+            let previous = state.topic_config(topic);
+            let current = previous.clone().unwrap_or_default();
             let o = altered(state, topic, &current, &c.changes, state.partition_count(topic))?;
+            let before = all.clone();
             all.insert(topic.to_owned(), o.clone());
             save(&all)?;
-            local(Some(o.clone()))?;
+            if let Err(e) = local(Some(o.clone())) {
+                save(&before)?;
+                roll_back_local(state, topic, Some(previous.unwrap_or_default()));
+                return Err(e);
+            }
             Ok(describe(state, topic, &o))
         }
         Operation::Delete => {
@@ -374,13 +426,30 @@ mod tests {
         }
     }
 
+    /// Valid names, invalid ones, and names too long for a partition directory on disk (254
+    /// bytes; 253 bytes, which fits one partition but not partition 10).
+    fn topic_name() -> impl Strategy<Value = String> {
+        let long = "a".repeat(254);
+        let fits_ten = "b".repeat(253);
+        proptest::sample::select(vec![
+            "a".to_string(),
+            "b".into(),
+            "".into(),
+            "..".into(),
+            "a/b".into(),
+            long,
+            fits_ten,
+            "日".repeat(100),
+        ])
+    }
+
     fn op() -> impl Strategy<Value = &'static str> {
         proptest::sample::select(vec!["CREATE", "ALTER", "DELETE", "DESCRIBE", "create", "MOVE"])
     }
 
     fn property() -> impl Strategy<Value = (&'static str, Option<&'static str>)> {
         let names = vec!["partitions", "segment.bytes", "retention.ms", "flush.messages", "bogus", "segment.ms"];
-        let values = vec![Some("1"), Some("3"), Some("-1"), Some("50"), Some("x"), Some("0"), None];
+        let values = vec![Some("1"), Some("3"), Some("11"), Some("-1"), Some("50"), Some("x"), Some("0"), None];
         (proptest::sample::select(names), proptest::sample::select(values))
     }
 
@@ -399,18 +468,21 @@ mod tests {
         #[test]
         fn refusals_change_nothing(
             requests in proptest::collection::vec(
-                (op(), proptest::sample::select(vec!["a", "b", "", "..", "a/b"]), proptest::collection::vec(property(), 0..3)),
+                (op(), topic_name(), proptest::collection::vec(property(), 0..3)),
                 1..8,
             )
         ) {
             let dir = tempfile::tempdir().unwrap();
             let state = standalone_state(dir.path());
             for (op, topic, props) in requests {
+                let topic = topic.as_str();
                 let req = kafka_wire_client::admin::request(op, topic, &props);
                 let mut body = BytesMut::new();
                 req.encode(&mut body, VERSION).unwrap();
                 let before = snapshot(&state, dir.path());
                 let (_, resp) = answer(&state, VERSION, body.to_vec());
+                // The store always loads: a broker restarted now would start.
+                crate::config_file::load(dir.path()).unwrap();
                 if resp.error_code != codes::NONE {
                     prop_assert_eq!(snapshot(&state, dir.path()), before, "{} {:?} {:?}: {:?}", op, topic, props, resp);
                 } else {
@@ -418,6 +490,12 @@ mod tests {
                     prop_assert_eq!(stored, state.topic_configs());
                 }
             }
+            // What is stored brings a restarted broker back to the same topics.
+            let configs = state.topic_configs();
+            drop(state);
+            let restarted = standalone_state(dir.path());
+            prop_assert!(load_standalone(&restarted).is_ok());
+            prop_assert_eq!(restarted.topic_configs(), configs);
         }
     }
 

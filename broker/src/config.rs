@@ -69,10 +69,22 @@ pub struct BrokerConfig {
     pub socket_congestion: Option<String>,
     pub zookeeper: Option<ZkConfig>,
     pub max_connections: usize,
+    /// `kwire.max.connections.per.ip` (default: half of `kwire.max.connections`).
+    pub max_connections_per_ip: usize,
+    /// `kwire.max.buffered.request.bytes`: received bytes of requests not yet handled, all
+    /// connections together (default: 256 MiB, at least twice `max.socket.request.bytes`).
+    pub max_buffered_request_bytes: usize,
     /// Close a connection that sends nothing for this long (`None`: never).
     pub idle_timeout: Option<Duration>,
     /// Close a connection whose request or response makes no progress for this long.
     pub request_timeout: Duration,
+    /// `kwire.max.decompressed.request.bytes`: most bytes all compressed wrappers of one
+    /// PRODUCE or MULTIPRODUCE may decompress to together (each wrapper also has
+    /// `kwire.max.decompressed.bytes`). Default: 64 × `max.message.size`, at least 1 MiB.
+    pub max_decompressed_per_request: usize,
+    /// `kwire.max.partitions`: most partitions open at once (each holds a file descriptor);
+    /// creating more is refused. `None`: derived from the descriptor limit at start-up.
+    pub max_partitions: Option<usize>,
 }
 
 /// Every property the broker knows. Properties Kafka 0.7 used only for its JMX statistics or
@@ -118,6 +130,10 @@ pub const KNOWN_PROPERTIES: &[&str] = &[
     "kwire.log.visibility",
     "kwire.max.decompressed.bytes",
     "kwire.log.cleanup.delay.ms",
+    "kwire.max.partitions",
+    "kwire.max.decompressed.request.bytes",
+    "kwire.max.connections.per.ip",
+    "kwire.max.buffered.request.bytes",
 ];
 
 const HOUR_MS: u64 = 3_600_000;
@@ -284,6 +300,9 @@ impl BrokerConfig {
         };
         let max_decompressed =
             r.int("kwire.max.decompressed.bytes", DecodeLimits::default().max_decompressed_bytes as i64, 1, i64::MAX)?;
+        let per_request_default = (max_message_size as i64).saturating_mul(64).max(1 << 20);
+        let max_decompressed_per_request =
+            r.int("kwire.max.decompressed.request.bytes", per_request_default, 1, i64::MAX)? as usize;
 
         let log = LogConfig {
             segment_bytes,
@@ -335,8 +354,17 @@ impl BrokerConfig {
         };
 
         let max_connections = r.int("kwire.max.connections", 1_024, 1, 1_000_000)? as usize;
+        let max_connections_per_ip =
+            r.int("kwire.max.connections.per.ip", (max_connections as i64 / 2).max(1), 1, 1_000_000)? as usize;
+        let buffered_default = (max_request_size as i64).saturating_mul(2).max(256 << 20);
+        let max_buffered_request_bytes =
+            r.int("kwire.max.buffered.request.bytes", buffered_default, 1, i64::MAX)? as usize;
         let idle_ms = r.int("kwire.idle.timeout.ms", 600_000, 0, i64::MAX)?;
         let request_ms = r.int("kwire.request.timeout.ms", 30_000, 1, i64::MAX)?;
+        let max_partitions = match r.raw("kwire.max.partitions") {
+            None => None,
+            Some(_) => Some(r.int("kwire.max.partitions", 0, 1, i64::from(i32::MAX))? as usize),
+        };
 
         Ok(BrokerConfig {
             broker_id,
@@ -359,8 +387,12 @@ impl BrokerConfig {
             socket_congestion,
             zookeeper,
             max_connections,
+            max_connections_per_ip,
+            max_buffered_request_bytes,
             idle_timeout: (idle_ms > 0).then(|| ms(idle_ms)),
             request_timeout: ms(request_ms),
+            max_partitions,
+            max_decompressed_per_request,
         })
     }
 

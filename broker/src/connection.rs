@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use kafka_wire_runtime::legacy::{FrameDecoder, RecvBuffer, Request};
@@ -20,6 +20,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tracing::{debug, info};
 
+use crate::connection_table::{Admission, Room};
 use crate::handler::{is_produce, produce_all, ProduceOutcome};
 use crate::respond::respond;
 use crate::state::BrokerState;
@@ -30,9 +31,15 @@ pub struct ConnectionLimits {
     pub max_request_size: usize,
     /// No bytes at all for this long between requests: close (`None`: never).
     pub idle_timeout: Option<Duration>,
-    /// A started request, or a response being written, that makes no progress for this long.
+    /// How long a request may take to arrive, from its first byte to its last; also how long
+    /// a response being written may make no progress.
     pub request_timeout: Duration,
 }
+
+/// How long a read waits for another connection, shed for holding the most unhandled request
+/// bytes, to release them; after this many waits the read gives up and the connection closes.
+const ROOM_WAIT: Duration = Duration::from_millis(20);
+const ROOM_WAITS: usize = 100;
 
 /// Smallest and largest room made for a read; a frame's body may be up to `max_request_size`
 /// but is read in steps. Large reads pick up several pipelined PRODUCE requests per call.
@@ -49,10 +56,11 @@ pub async fn serve(
     peer: SocketAddr,
     state: Arc<BrokerState>,
     limits: ConnectionLimits,
+    admission: Admission,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
-    let mut conn = Connection::new(&stream, &state, limits);
+    let mut conn = Connection::new(&stream, &state, limits, &admission);
     match conn.run(&mut shutdown).await {
         Ok(()) => debug!(%peer, "connection closed"),
         // A client that leaves without reading its last answers (a consumer's fetch sent
@@ -72,6 +80,8 @@ fn invalid(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
 /// What woke the connection up.
 enum Event {
     Stop,
+    /// The connection table shed this connection to let another in or to free memory.
+    Shed,
     Job(Result<ProduceOutcome, tokio::task::JoinError>),
     Read(io::Result<usize>),
 }
@@ -99,10 +109,18 @@ struct Connection<'a> {
     job: Option<ProduceJob>,
     /// Flushes owed to this connection's appends, waited for before any answer.
     flushes: Vec<FlushPoint>,
+    admission: &'a Admission,
+    /// When the first byte of the request being received arrived (`None`: between requests).
+    request_started: Option<Instant>,
 }
 
 impl<'a> Connection<'a> {
-    fn new(stream: &'a TcpStream, state: &'a Arc<BrokerState>, limits: ConnectionLimits) -> Self {
+    fn new(
+        stream: &'a TcpStream,
+        state: &'a Arc<BrokerState>,
+        limits: ConnectionLimits,
+        admission: &'a Admission,
+    ) -> Self {
         Connection {
             stream,
             state,
@@ -113,7 +131,38 @@ impl<'a> Connection<'a> {
             queued_bytes: 0,
             job: None,
             flushes: Vec::new(),
+            admission,
+            request_started: None,
         }
+    }
+
+    /// Tells the table what this connection holds, and when a request started arriving.
+    fn account(&mut self) {
+        self.admission.set_buffered(self.buf.held() + self.queued_bytes);
+        if self.buf.is_empty() {
+            self.request_started = None;
+        } else if self.request_started.is_none() {
+            self.request_started = Some(Instant::now());
+        }
+    }
+
+    /// Waits until the table has room for `more` received bytes.
+    async fn make_room(&mut self, more: usize) -> io::Result<()> {
+        for _ in 0..ROOM_WAITS {
+            match self.admission.make_room(more) {
+                Room::Granted => return Ok(()),
+                Room::Wait => tokio::time::sleep(ROOM_WAIT).await,
+                Room::Refused => break,
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!(
+                "the broker's memory for requests not yet handled is used up (kwire.max.buffered.request.bytes) \
+                 and this connection holds the most ({} bytes)",
+                self.buf.held() + self.queued_bytes
+            ),
+        ))
     }
 
     async fn run(&mut self, shutdown: &mut watch::Receiver<bool>) -> io::Result<()> {
@@ -123,13 +172,26 @@ impl<'a> Connection<'a> {
                 continue;
             }
             // Nothing can start: wait for the job, for bytes, or for shutdown.
+            self.account();
             let can_read = self.queued_bytes < MAX_QUEUED_BYTES;
             if can_read {
                 let needed = self.decoder.bytes_needed(self.buf.bytes()).map_err(invalid)?;
-                self.buf.reserve(needed.clamp(MIN_READ, READ_STEP));
+                let step = needed.clamp(MIN_READ, READ_STEP);
+                let frame_len = self.buf.len().saturating_add(needed);
+                let cost = self.buf.reserve_cost(step, frame_len);
+                if cost > 0 {
+                    self.make_room(cost).await?;
+                }
+                self.buf.reserve_for(step, frame_len);
             }
             let idle = self.buf.is_empty() && self.queue.is_empty() && self.job.is_none();
-            let timeout = if idle { self.limits.idle_timeout } else { Some(self.limits.request_timeout) };
+            // A request must arrive in full within the request timeout of its first byte,
+            // however slowly its bytes trickle in.
+            let timeout = match self.request_started {
+                _ if idle => self.limits.idle_timeout,
+                Some(started) => Some(self.limits.request_timeout.saturating_sub(started.elapsed())),
+                None => Some(self.limits.request_timeout),
+            };
             let busy = self.job.is_some();
             let event = {
                 let job = async {
@@ -147,12 +209,16 @@ impl<'a> Connection<'a> {
                 tokio::select! {
                     biased;
                     _ = crate::zk::stopped(shutdown), if !busy => Event::Stop,
+                    _ = self.admission.shed() => Event::Shed,
                     e = job => e,
                     e = read => e,
                 }
             };
             match event {
                 Event::Stop => return Ok(()),
+                Event::Shed => {
+                    return Err(io::Error::new(io::ErrorKind::ConnectionAborted, "shed by the connection table"))
+                }
                 Event::Job(outcome) => self.finish_job(outcome.map_err(io::Error::other)?)?,
                 Event::Read(n) => {
                     if n? == 0 {
@@ -180,7 +246,11 @@ impl<'a> Connection<'a> {
             let request = Request::decode(frame).map_err(invalid)?;
             self.queued_bytes += bytes;
             self.queue.push_back(Queued { request, bytes });
+            self.admission.progress();
+            // What follows in the buffer is the next request, started now.
+            self.request_started = None;
         }
+        self.account();
         Ok(())
     }
 
@@ -274,7 +344,7 @@ async fn with_timeout<T>(
         None => fut.await,
         Some(t) => match tokio::time::timeout(t, fut).await {
             Ok(r) => r,
-            Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, format!("no data for {t:?}"))),
+            Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, format!("timed out after {t:?}"))),
         },
     }
 }

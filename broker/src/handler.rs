@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use kafka_wire_runtime::legacy::{
-    validate_topic, ErrorCode, FetchRequest, OffsetsRequest, OffsetsResponse, ProduceRequest, Request,
+    validate_topic, validate_topic_dirs, ErrorCode, FetchRequest, OffsetsRequest, OffsetsResponse, ProduceRequest,
+    Request,
 };
 use kafka_wire_runtime::log::{FileSlice, FlushPoint, LogError};
 use tracing::{debug, warn};
@@ -85,8 +86,10 @@ pub fn produce_all(state: &Arc<BrokerState>, requests: impl IntoIterator<Item = 
             Request::MultiProduce(entries) => entries,
             _ => continue,
         };
+        // One decompression budget for everything the request carries.
+        let mut budget = state.request_decompression_budget();
         for p in &entries {
-            match produce(state, p) {
+            match produce(state, p, &mut budget) {
                 Ok(Some(point)) => ProduceOutcome::owe(&mut out.flushes, point),
                 Ok(None) => {}
                 Err(reason) => {
@@ -129,10 +132,14 @@ pub fn handle(state: &Arc<BrokerState>, request: &Request, nonblocking: bool) ->
     })
 }
 
-/// One PRODUCE entry: the flush it asks for, if any. `Err` means close the connection.
-fn produce(state: &Arc<BrokerState>, p: &ProduceRequest) -> Result<Option<FlushPoint>, String> {
+/// One PRODUCE entry: the flush it asks for, if any. `Err` means close the connection. Only
+/// an error of the disk itself halts the broker ([`LogError::is_disk_failure`]); what a request
+/// can cause (a name too long for the filesystem, too many partitions or open files) closes
+/// that connection, as 0.7 does for other bad requests.
+fn produce(state: &Arc<BrokerState>, p: &ProduceRequest, budget: &mut usize) -> Result<Option<FlushPoint>, String> {
     validate_topic(&p.topic, state.max_topic_name_length()).map_err(|e| format!("produce: invalid topic name: {e}"))?;
     let count = state.partition_count(&p.topic);
+    validate_topic_dirs(&p.topic, count).map_err(|e| format!("produce: invalid topic name: {e}"))?;
     let partition = match p.partition {
         -1 => fastrand::i32(0..count),
         n if n < 0 || n >= count => {
@@ -140,7 +147,7 @@ fn produce(state: &Arc<BrokerState>, p: &ProduceRequest) -> Result<Option<FlushP
         }
         n => n,
     };
-    let result = state.logs().append_deferred(&p.topic, partition, &p.messages);
+    let result = state.logs().append_deferred_within(&p.topic, partition, &p.messages, budget);
     // A log exists from here on even if the set was refused (0.7 creates it first).
     if state.logs().get(&p.topic, partition).is_some() {
         state.note_topic(&p.topic);
@@ -156,12 +163,12 @@ fn produce(state: &Arc<BrokerState>, p: &ProduceRequest) -> Result<Option<FlushP
             Ok(None)
         }
         Err(LogError::InvalidMessageSet(e)) => Err(format!("produce to {}-{partition}: {e}", p.topic)),
-        Err(e @ LogError::Io { .. }) => {
+        Err(e) if e.is_disk_failure() => {
             state.halt(format!("append to {}-{partition} failed: {e}", p.topic));
             Err(format!("produce to {}-{partition}: {e}", p.topic))
         }
         Err(e) => {
-            warn!(topic = %p.topic, partition, error = %e, "append failed");
+            warn!(topic = %p.topic, partition, error = %e, "refusing produce");
             Err(format!("produce to {}-{partition}: {e}", p.topic))
         }
     }

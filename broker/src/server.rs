@@ -9,12 +9,13 @@ use std::time::Duration;
 
 use kafka_wire_runtime::log::{LogError, LogManager};
 use tokio::net::{TcpListener, TcpSocket};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::{debug, error, info, warn};
 
 use crate::config::BrokerConfig;
 use crate::connection::{serve, ConnectionLimits};
+use crate::connection_table::{ConnectionTable, TableLimits};
 use crate::processors::Processors;
 use crate::state::BrokerState;
 use crate::topic_settings::BrokerDefaults;
@@ -22,6 +23,8 @@ use crate::zk::{self, Registration, RegistrationError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
+    #[error(transparent)]
+    DirLock(#[from] crate::dir_lock::DirLockError),
     #[error("opening the log in {dir}: {source}")]
     Log { dir: String, source: LogError },
     #[error("opening the log in {dir}: the loading task failed: {detail}")]
@@ -48,6 +51,9 @@ pub enum ShutdownError {
 
 /// How long connections get to finish their current request at shutdown.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+/// A connection that completed a request this recently (or is this new) is not shed for a
+/// newcomer at the connection limit.
+const SHED_GRACE: Duration = Duration::from_secs(1);
 
 /// A started broker. Dropping it without [`Broker::shutdown`] leaves the log to recovery.
 pub struct Broker {
@@ -59,6 +65,8 @@ pub struct Broker {
     processors: Arc<Processors>,
     background: Vec<tokio::task::JoinHandle<()>>,
     registrar: Option<zk::Registrar>,
+    /// The log directory's lock, released when the broker is dropped or the process exits.
+    _dir_lock: crate::dir_lock::DirLock,
 }
 
 impl std::fmt::Debug for Broker {
@@ -139,11 +147,15 @@ impl Broker {
     /// runtime, connections on `num.threads` processor threads of their own.
     pub async fn start(config: BrokerConfig) -> Result<Broker, StartError> {
         let dir = config.log_dir.display().to_string();
+        // Before anything reads or writes the log: a second broker on this directory stops here.
+        let dir_lock = crate::dir_lock::lock(&config.log_dir)?;
+        let max_partitions = config.max_partitions.unwrap_or_else(crate::fd_limit::default_max_partitions);
         let opened = {
             let config = config.clone();
             tokio::task::spawn_blocking(move || {
                 let mut m = LogManager::open(&config.log_dir, config.log.clone(), config.topic_overrides.clone())?;
                 m.set_max_topic_name_length(config.max_topic_name_length);
+                m.set_max_partitions(Some(max_partitions));
                 // Group commit: log.flush.interval's fsyncs run off the append path.
                 m.start_background_flush()?;
                 Ok(m)
@@ -163,6 +175,7 @@ impl Broker {
             partition_counts: config.partition_counts.clone(),
         };
         let state = Arc::new(BrokerState::new(Arc::new(logs), defaults, config.max_topic_name_length));
+        state.set_request_decompression_budget(config.max_decompressed_per_request);
         if config.zookeeper.is_none() {
             // Standalone: the topic configuration lives in a file in the log dir.
             let loaded = {
@@ -187,14 +200,14 @@ impl Broker {
             Processors::start(config.num_threads)
                 .map_err(|source| StartError::Processors { count: config.num_threads, source })?,
         );
-        let accept_task = tokio::spawn(accept_loop(
-            listener,
-            state.clone(),
-            processors.clone(),
-            limits,
-            config.max_connections,
-            shutdown_rx.clone(),
-        ));
+        let table = ConnectionTable::new(TableLimits {
+            max_connections: config.max_connections,
+            max_per_ip: config.max_connections_per_ip,
+            max_buffered: config.max_buffered_request_bytes,
+            shed_grace: SHED_GRACE.min(config.request_timeout),
+        });
+        let accept_task =
+            tokio::spawn(accept_loop(listener, state.clone(), processors.clone(), limits, table, shutdown_rx.clone()));
         info!(
             "kwire-broker {} listening on {local_addr}, log dir {} ({} topics; {})",
             config.broker_id,
@@ -237,7 +250,7 @@ impl Broker {
                 }
             }
         };
-        Ok(Broker { state, local_addr, shutdown, accept_task, processors, background, registrar })
+        Ok(Broker { state, local_addr, shutdown, accept_task, processors, background, registrar, _dir_lock: dir_lock })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -298,10 +311,9 @@ async fn accept_loop(
     state: Arc<BrokerState>,
     processors: Arc<Processors>,
     limits: ConnectionLimits,
-    max_connections: usize,
+    table: Arc<ConnectionTable>,
     mut shutdown: watch::Receiver<bool>,
 ) -> JoinSet<()> {
-    let permits = Arc::new(Semaphore::new(max_connections));
     let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -318,10 +330,13 @@ async fn accept_loop(
                 continue;
             }
         };
-        let Ok(permit) = permits.clone().try_acquire_owned() else {
-            warn!(%peer, max_connections, "refusing connection: too many connections");
-            drop(stream);
-            continue;
+        let admission = match table.admit(peer.ip()) {
+            Ok(a) => a,
+            Err(refused) => {
+                warn!(%peer, "refusing connection: {}", refused.0);
+                drop(stream);
+                continue;
+            }
         };
         debug!(%peer, "accepted");
         // The socket moves to its processor's runtime (registered there, not here).
@@ -335,10 +350,9 @@ async fn accept_loop(
         let (state, shutdown) = (state.clone(), shutdown.clone());
         processors.spawn(&mut connections, async move {
             match tokio::net::TcpStream::from_std(stream) {
-                Ok(stream) => serve(stream, peer, state, limits, shutdown).await,
+                Ok(stream) => serve(stream, peer, state, limits, admission, shutdown).await,
                 Err(e) => warn!(%peer, "dropping connection: {e}"),
             }
-            drop(permit);
         });
     }
     connections

@@ -42,6 +42,8 @@ pub struct BrokerState {
     uses_zookeeper: AtomicBool,
     /// Serialises ModifyTopic operations handled by this broker.
     admin_lock: tokio::sync::Mutex<()>,
+    /// Most bytes all wrappers of one PRODUCE or MULTIPRODUCE may decompress to together.
+    request_decompression_budget: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for BrokerState {
@@ -66,7 +68,18 @@ impl BrokerState {
             uses_zookeeper: AtomicBool::new(false),
             admin_lock: tokio::sync::Mutex::new(()),
             halt: watch::channel(None).0,
+            request_decompression_budget: std::sync::atomic::AtomicUsize::new(usize::MAX),
         }
+    }
+
+    /// Sets `kwire.max.decompressed.request.bytes`.
+    pub fn set_request_decompression_budget(&self, bytes: usize) {
+        self.request_decompression_budget.store(bytes, Ordering::Relaxed);
+    }
+
+    /// What one request's wrappers may decompress to, together.
+    pub fn request_decompression_budget(&self) -> usize {
+        self.request_decompression_budget.load(Ordering::Relaxed)
     }
 
     /// An append or flush failed with an I/O error: like 0.7 the broker must stop at once

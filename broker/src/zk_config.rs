@@ -221,7 +221,14 @@ async fn execute_once(state: &Arc<BrokerState>, client: &Client, c: &Checked) ->
             }
             let o = altered(state, topic, &Overrides::default(), &c.changes, 0)?;
             write(client, topic, Some(&o), None).await?;
-            local(Some(o.clone())).await.map_err(AdminError::server)?;
+            if let Err(e) = local(Some(o.clone())).await {
+                // Undo the stored change (the new node has version 0) and what was made here.
+                if let Err(undo) = write(client, topic, None, Some(0)).await {
+                    warn!(topic, "rolling back a failed CREATE in ZooKeeper: {}", undo.message);
+                }
+                let _ = local(None).await;
+                return Err(AdminError::server(e));
+            }
             Ok(describe(state, topic, &o))
         }
         Operation::Alter => {
@@ -230,7 +237,18 @@ async fn execute_once(state: &Arc<BrokerState>, client: &Client, c: &Checked) ->
             }
             let o = altered(state, topic, &current, &c.changes, state.partition_count(topic))?;
             write(client, topic, Some(&o), version).await?;
-            local(Some(o.clone())).await.map_err(AdminError::server)?;
+            if let Err(e) = local(Some(o.clone())).await {
+                // The node as it was: its previous data, or none when the write created it.
+                let undone = match version {
+                    Some(v) => write(client, topic, Some(&current), Some(v + 1)).await,
+                    None => write(client, topic, None, Some(0)).await,
+                };
+                if let Err(undo) = undone {
+                    warn!(topic, "rolling back a failed ALTER in ZooKeeper: {}", undo.message);
+                }
+                let _ = local(Some(current.clone())).await;
+                return Err(AdminError::server(e));
+            }
             Ok(describe(state, topic, &o))
         }
         Operation::Delete => {

@@ -303,6 +303,10 @@ fn zookeeper_topics_are_configured_live_on_every_broker() {
     refused(&admin(&b0.address(), "DELETE", "missing", &[]), codes::UNKNOWN_TOPIC_OR_PARTITION);
     refused(&admin(&b0.address(), "CREATE", "events", &[]), codes::TOPIC_ALREADY_EXISTS);
     refused(&admin(&b0.address(), "CREATE", "a/b", &[]), codes::INVALID_TOPIC_EXCEPTION);
+    // A name whose partition directory does not fit on disk: refused before anything is written.
+    let too_long = "a".repeat(254);
+    refused(&admin(&b0.address(), "CREATE", &too_long, &[("partitions", Some("1"))]), codes::INVALID_TOPIC_EXCEPTION);
+    assert!(!zk_children(&rt, &client, "/config/topics").contains(&too_long), "a refused create left its node");
     assert_eq!((zk_children(&rt, &client, "/config/changes"), zk_read(&rt, &client, "/config/topics/events")), before);
 
     // Every node the brokers wrote matches its seed-003 schema (what `kwire zk check` runs),

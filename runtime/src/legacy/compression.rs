@@ -129,6 +129,9 @@ fn snappy_err(offset: u64, detail: impl ToString) -> LegacyError {
 /// Decodes one raw snappy block, appending to `out`, checking its declared length first.
 fn raw_block_into(block: &[u8], out: &mut Vec<u8>, limit: usize, offset: u64) -> Result<(), LegacyError> {
     let n = snap::raw::decompress_len(block).map_err(|e| snappy_err(offset, e))?;
+    if n > crate::records::compression::snappy::max_block_output(block.len()) {
+        return Err(snappy_err(offset, format!("a {}-byte block cannot hold the {n} bytes it declares", block.len())));
+    }
     if n > limit.saturating_sub(out.len()) {
         return Err(LegacyError::DecompressedTooLarge { offset, limit });
     }
@@ -222,7 +225,15 @@ mod tests {
         }
         // A raw block that claims 2^31 bytes of output is refused from its header alone.
         let claim = [0x80, 0x80, 0x80, 0x80, 0x08, 0x00];
-        assert!(matches!(xerial_snappy_decompress(&claim, 1 << 20, 0), Err(LegacyError::DecompressedTooLarge { .. })));
+        let refused = xerial_snappy_decompress(&claim, 1 << 20, 0);
+        assert!(
+            matches!(&refused, Err(LegacyError::Decompression { detail, .. }) if detail.contains("cannot hold")),
+            "{refused:?}"
+        );
+        // Within the limit but impossible for its size: a 65-byte block claiming 60 MiB.
+        let mut lie = vec![0x80, 0x80, 0x80, 0x1e];
+        lie.resize(65, 0);
+        assert!(matches!(xerial_snappy_decompress(&lie, 64 << 20, 0), Err(LegacyError::Decompression { .. })));
     }
 
     #[test]

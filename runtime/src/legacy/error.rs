@@ -57,6 +57,11 @@ pub enum LegacyError {
     #[error("message at offset {offset}: decompressed data exceeds the limit of {limit} bytes")]
     DecompressedTooLarge { offset: u64, limit: usize },
 
+    /// The wrappers of one request together decompressed to more than the request may: each
+    /// wrapper has its own limit, and a request of many small bombs has this one.
+    #[error("message at offset {offset}: the request's wrappers decompress to more than its budget of {budget} bytes")]
+    RequestBudgetExceeded { offset: u64, budget: usize },
+
     #[error("message at offset {offset}: corrupt {codec:?} payload: {detail}")]
     Decompression { offset: u64, codec: Codec, detail: String },
 

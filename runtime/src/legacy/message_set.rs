@@ -207,6 +207,20 @@ pub fn validate_message_set(
     max_message_size: Option<usize>,
     limits: &DecodeLimits,
 ) -> Result<SetSummary, LegacyError> {
+    let mut unlimited = usize::MAX;
+    validate_message_set_within(set, base, max_message_size, limits, &mut unlimited)
+}
+
+/// [`validate_message_set`] within a decompression budget shared by everything one request
+/// carries (a MULTIPRODUCE holds many sets): what the set's wrappers decompress to is taken from
+/// `request_budget`, and exceeding it is [`LegacyError::RequestBudgetExceeded`].
+pub fn validate_message_set_within(
+    set: &[u8],
+    base: u64,
+    max_message_size: Option<usize>,
+    limits: &DecodeLimits,
+    request_budget: &mut usize,
+) -> Result<SetSummary, LegacyError> {
     // One pass over the set. A content error (CRC, compression, ...) is remembered while the
     // remaining sizes are still checked, so that an oversized message wins as in 0.7, whose
     // size check runs over the whole set before validation.
@@ -224,7 +238,7 @@ pub fn validate_message_set(
         if content_error.is_some() {
             continue;
         }
-        match check_entry(&entry, limits) {
+        match check_entry(&entry, limits, request_budget) {
             Ok(count) => {
                 summary.shallow_count += 1;
                 summary.deep_count += count;
@@ -240,15 +254,27 @@ pub fn validate_message_set(
 }
 
 /// Checks one outer entry deeply; returns how many messages it holds.
-fn check_entry(entry: &ShallowEntry<'_>, limits: &DecodeLimits) -> Result<u64, LegacyError> {
+fn check_entry(
+    entry: &ShallowEntry<'_>,
+    limits: &DecodeLimits,
+    request_budget: &mut usize,
+) -> Result<u64, LegacyError> {
     entry.message.verify_crc(entry.offset)?;
     if !entry.message.is_compressed() {
         return Ok(1);
     }
-    let mut budget = limits.max_decompressed_bytes;
+    let request_bound = *request_budget < limits.max_decompressed_bytes;
+    let start = limits.max_decompressed_bytes.min(*request_budget);
+    let mut budget = start;
     let mut count = 0u64;
-    walk_wrapper(&entry.message, entry.offset, 1, limits, &mut budget, &mut |_, _| count += 1)?;
-    Ok(count)
+    let walked = walk_wrapper(&entry.message, entry.offset, 1, limits, &mut budget, &mut |_, _| count += 1);
+    *request_budget -= start - budget;
+    match walked {
+        Err(LegacyError::DecompressedTooLarge { offset, .. }) if request_bound => {
+            Err(LegacyError::RequestBudgetExceeded { offset, budget: start })
+        }
+        other => other.map(|()| count),
+    }
 }
 
 /// A message from deep iteration, with 0.7's consumer offset (spec §2.5).

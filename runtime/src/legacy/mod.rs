@@ -31,12 +31,13 @@ pub use error_code::ErrorCode;
 pub use frame::{FrameDecoder, DEFAULT_MAX_REQUEST_SIZE};
 pub use message::{Magic, MessageRef};
 pub use message_set::{
-    complete_bytes, valid_bytes, validate_message_set, DeepIter, DeepMessage, SetSummary, ShallowEntry, ShallowIter,
+    complete_bytes, valid_bytes, validate_message_set, validate_message_set_within, DeepIter, DeepMessage, SetSummary,
+    ShallowEntry, ShallowIter,
 };
 pub use recv_buffer::RecvBuffer;
 pub use request::{
     FetchRequest, OffsetsRequest, ProduceRequest, Request, RequestType, OFFSETS_EARLIEST, OFFSETS_LATEST,
 };
 pub use response::{FetchResponse, MultiFetchResponse, OffsetsResponse};
-pub use topic::{validate_topic, TopicError, DEFAULT_MAX_TOPIC_NAME_LENGTH};
+pub use topic::{validate_topic, validate_topic_dirs, TopicError, DEFAULT_MAX_TOPIC_NAME_LENGTH, MAX_DIR_NAME_BYTES};
 pub use versioned::{VersionedRequest, VersionedResponse};

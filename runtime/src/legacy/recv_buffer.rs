@@ -38,8 +38,42 @@ impl RecvBuffer {
         self.current.is_empty()
     }
 
+    /// Memory this buffer holds for received bytes: what it has received, or the whole block
+    /// once a frame outgrew the standard block size (the point where memory is per request
+    /// rather than per connection).
+    pub fn held(&self) -> usize {
+        let capacity = self.current.capacity();
+        if capacity > BLOCK {
+            capacity
+        } else {
+            self.current.len()
+        }
+    }
+
+    /// The bytes [`RecvBuffer::reserve`] would newly allocate to make room for `additional`
+    /// more bytes of a frame of `frame_len` bytes in all (0 when the room is already there).
+    pub fn reserve_cost(&mut self, additional: usize, frame_len: usize) -> usize {
+        if self.current.capacity() - self.current.len() >= additional {
+            return 0;
+        }
+        self.next_capacity(additional, frame_len)
+    }
+
+    fn next_capacity(&self, additional: usize, frame_len: usize) -> usize {
+        let need = self.current.len().saturating_add(additional);
+        // Doubling keeps the copies of a growing frame linear in its size; never beyond the
+        // frame itself, whose size the prefix told.
+        need.max(BLOCK).max(self.current.len().saturating_mul(2).min(frame_len.max(need)))
+    }
+
     /// Makes room for at least `additional` more bytes, reusing memory where it can.
     pub fn reserve(&mut self, additional: usize) {
+        self.reserve_for(additional, usize::MAX)
+    }
+
+    /// [`RecvBuffer::reserve`] for a frame of `frame_len` bytes in all: a block grown for it
+    /// grows no further than the frame, and is not kept for reuse afterwards.
+    pub fn reserve_for(&mut self, additional: usize, frame_len: usize) {
         if self.current.try_reclaim(additional) {
             return;
         }
@@ -47,14 +81,14 @@ impl RecvBuffer {
         let reusable = self.spares.iter_mut().position(|s| s.try_reclaim(need));
         let mut next = match reusable {
             Some(i) => self.spares.swap_remove(i),
-            // Doubling keeps the copies of a growing frame linear in its size.
-            None => BytesMut::with_capacity(need.max(BLOCK).max(self.current.len().saturating_mul(2))),
+            None => BytesMut::with_capacity(self.next_capacity(additional, frame_len)),
         };
         // Only the start of a frame still being received moves over.
         next.extend_from_slice(&self.current);
         let mut old = std::mem::replace(&mut self.current, next);
         old.clear();
-        if std::mem::replace(&mut self.allocated, true) {
+        // Blocks grown for one large frame are returned to the allocator, not kept.
+        if std::mem::replace(&mut self.allocated, true) && old.capacity() <= BLOCK {
             if self.spares.len() == MAX_SPARES {
                 self.spares.remove(0);
             }

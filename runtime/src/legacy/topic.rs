@@ -15,6 +15,27 @@ pub enum TopicError {
     DotName(String),
     #[error("topic name {name:?} contains the illegal character U+{code:04X}")]
     IllegalChar { name: String, code: u32 },
+    #[error(
+        "topic name is {bytes} bytes long: partition {partition}'s directory `<topic>-{partition}` would exceed \
+         the {max}-byte limit of a file name"
+    )]
+    DirNameTooLong { bytes: usize, partition: i32, max: usize },
+}
+
+/// Longest file name the filesystems a log lives on allow (ext4, xfs, btrfs, tmpfs), in bytes:
+/// a partition's directory `<topic>-<partition>` must fit.
+pub const MAX_DIR_NAME_BYTES: usize = 255;
+
+/// Checks that the directory of every partition `0..partitions` of `name` fits in a file name
+/// (bytes, not characters: `日` is 3 bytes on disk). 0.7 checks only the length in characters
+/// and then fails to create the directory.
+pub fn validate_topic_dirs(name: &str, partitions: i32) -> Result<(), TopicError> {
+    let highest = partitions.max(1) - 1;
+    let digits = highest.checked_ilog10().map_or(1, |d| d as usize + 1);
+    if name.len() + 1 + digits > MAX_DIR_NAME_BYTES {
+        return Err(TopicError::DirNameTooLong { bytes: name.len(), partition: highest, max: MAX_DIR_NAME_BYTES });
+    }
+    Ok(())
 }
 
 /// Whether 0.7.2 refuses this character in a topic name: `/`, C0 and C1 controls (with DEL),
@@ -46,6 +67,22 @@ pub fn validate_topic(name: &str, max_len: usize) -> Result<(), TopicError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn directory_names_must_fit_in_bytes() {
+        assert_eq!(validate_topic_dirs(&"a".repeat(253), 1), Ok(()));
+        assert_eq!(validate_topic_dirs(&"a".repeat(253), 10), Ok(()));
+        assert_eq!(validate_topic_dirs(&"a".repeat(252), 11), Ok(()));
+        assert!(matches!(
+            validate_topic_dirs(&"a".repeat(253), 11),
+            Err(TopicError::DirNameTooLong { bytes: 253, partition: 10, max: 255 })
+        ));
+        assert!(validate_topic_dirs(&"a".repeat(254), 1).is_err());
+        assert!(validate_topic_dirs(&"日".repeat(100), 1).is_err(), "300 bytes");
+        assert!(validate_topic_dirs(&"😀".repeat(64), 1).is_err(), "256 bytes");
+        assert_eq!(validate_topic_dirs(&"日".repeat(84), 1), Ok(()), "252 bytes");
+        assert!(validate_topic_dirs("t", i32::MAX).is_ok());
+    }
 
     #[test]
     fn accepts_ordinary_names() {

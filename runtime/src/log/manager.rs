@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use std::time::SystemTime;
 
-use crate::legacy::{validate_topic, DEFAULT_MAX_TOPIC_NAME_LENGTH, OFFSETS_EARLIEST, OFFSETS_LATEST};
+use crate::legacy::{
+    validate_message_set_within, validate_topic, validate_topic_dirs, DEFAULT_MAX_TOPIC_NAME_LENGTH, OFFSETS_EARLIEST,
+    OFFSETS_LATEST,
+};
 use crate::log::config::{LogConfig, TopicOverrides};
 use crate::log::error::LogError;
 use crate::log::flusher::{flush_outside_lock, Flusher};
@@ -85,6 +88,8 @@ pub struct LogManager {
     logs: RwLock<HashMap<TopicPartition, PartitionHandle>>,
     clock: Clock,
     max_topic_len: usize,
+    /// Most partitions open at once (`None`: no limit); see [`LogManager::set_max_partitions`].
+    max_partitions: Option<usize>,
     recovered: bool,
     warnings: Vec<String>,
     /// The group-commit thread, once [`LogManager::start_background_flush`] ran.
@@ -163,6 +168,7 @@ impl LogManager {
             logs: RwLock::new(logs),
             clock,
             max_topic_len: DEFAULT_MAX_TOPIC_NAME_LENGTH,
+            max_partitions: None,
             recovered: !clean,
             warnings,
             flusher: None,
@@ -221,7 +227,26 @@ impl LogManager {
         if partition < 0 {
             return Err(LogError::InvalidPartition(partition));
         }
+        validate_topic_dirs(topic, partition.saturating_add(1))?;
         Ok(())
+    }
+
+    /// Caps how many partitions may be open at once: each holds a file descriptor, and a
+    /// client that auto-creates topics must not exhaust them. Creating one more is then
+    /// refused with [`LogError::TooManyPartitions`]; partitions already on disk at start-up
+    /// are opened regardless.
+    pub fn set_max_partitions(&mut self, max: Option<usize>) {
+        self.max_partitions = max;
+    }
+
+    /// The limit set by [`LogManager::set_max_partitions`].
+    pub fn max_partitions(&self) -> Option<usize> {
+        self.max_partitions
+    }
+
+    /// How many partitions are open.
+    pub fn partition_count(&self) -> usize {
+        self.logs.read().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// The partition's log if it exists. Never creates anything.
@@ -241,6 +266,9 @@ impl LogManager {
         let mut logs = self.logs.write().unwrap_or_else(|e| e.into_inner());
         if let Some(h) = logs.get(&tp) {
             return Ok(h.clone());
+        }
+        if let Some(max) = self.max_partitions.filter(|max| logs.len() >= *max) {
+            return Err(LogError::TooManyPartitions { topic: tp.topic, partition, open: logs.len(), max });
         }
         let log = PartitionLog::open(self.dir.join(tp.dir_name()), self.config_for(topic), true, self.now())?;
         let handle = Arc::new(Mutex::new(log));
@@ -264,13 +292,38 @@ impl LogManager {
         let handle = self.get_or_create(topic, partition)?;
         let now = self.now();
         let (info, flush_due) = lock(&handle).append_deferred(set, now)?;
+        Ok(self.deferred(handle, info, flush_due))
+    }
+
+    /// [`LogManager::append_deferred`] for a broker: the set is validated (decompressing its
+    /// wrappers, within `request_budget`, shared by every set of one request) before the
+    /// partition's lock is taken, so a set that takes seconds to check never holds up the
+    /// partition's fetches and offsets. Like 0.7, the log is created even if the set is refused.
+    pub fn append_deferred_within(
+        &self,
+        topic: &str,
+        partition: i32,
+        set: &[u8],
+        request_budget: &mut usize,
+    ) -> Result<DeferredAppend, LogError> {
+        let handle = self.get_or_create(topic, partition)?;
+        let config = self.config_for(topic);
+        let base = lock(&handle).written_end();
+        let summary =
+            validate_message_set_within(set, base, config.max_message_size, &config.decode_limits, request_budget)?;
+        let now = self.now();
+        let (info, flush_due) = lock(&handle).append_validated(set, &summary, now)?;
+        Ok(self.deferred(handle, info, flush_due))
+    }
+
+    fn deferred(&self, handle: PartitionHandle, info: AppendInfo, flush_due: bool) -> DeferredAppend {
         let flush = flush_due.then(|| {
             if let Some(f) = &self.flusher {
                 f.request(&handle);
             }
             FlushPoint { handle, offset: info.next_offset }
         });
-        Ok(DeferredAppend { info, flush })
+        DeferredAppend { info, flush }
     }
 
     /// Blocks until `point` is on stable storage: returns at once when a flush already covered

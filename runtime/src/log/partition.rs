@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 
-use crate::legacy::validate_message_set;
+use crate::legacy::{validate_message_set, SetSummary};
 use crate::log::config::{LogConfig, Visibility};
 use crate::log::error::LogError;
 use crate::log::recovery::valid_prefix;
@@ -261,7 +261,20 @@ impl PartitionLog {
         self.check_open()?;
         let summary =
             validate_message_set(set, self.written_end(), self.config.max_message_size, &self.config.decode_limits)?;
-        let bytes = &set[..summary.valid_bytes];
+        self.append_validated(set, &summary, now)
+    }
+
+    /// [`PartitionLog::append_deferred`] of a set that [`validate_message_set`] (or its
+    /// budgeted form) already accepted under this log's `max.message.size` and decode limits:
+    /// validation, which may decompress megabytes, then runs without holding this log's lock.
+    pub fn append_validated(
+        &mut self,
+        set: &[u8],
+        summary: &SetSummary,
+        now: SystemTime,
+    ) -> Result<(AppendInfo, bool), LogError> {
+        self.check_open()?;
+        let bytes = set.get(..summary.valid_bytes).unwrap_or(set);
         if bytes.is_empty() {
             let end = self.written_end();
             return Ok((AppendInfo { offset: end, next_offset: end, bytes: 0, messages: 0 }, false));

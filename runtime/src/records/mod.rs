@@ -78,6 +78,13 @@ impl Records {
     /// Decodes every record of every batch into one vector, sized from the batch headers
     /// (never beyond what the bytes present could hold). Stops at the first error, including
     /// a partial trailing batch.
+    ///
+    /// Every record shares the buffer its batch decompressed into, and the vector holds every
+    /// batch at once: memory is the sum of all batches' decompressed sizes, each bounded by
+    /// [`ReadOptions::max_decompressed_size`]. For data from untrusted peers, stream instead,
+    /// one batch at a time ([`Records::batches`], then [`Batch::records_with`] or, without
+    /// reference counting, `RecordBatch::record_data(..)?.iter()`): memory is then bounded by
+    /// one batch, whatever the number of batches.
     pub fn to_vec(&self, options: ReadOptions) -> Result<Vec<Record>, RecordsError> {
         let mut out = Vec::new();
         for batch in self.batches() {

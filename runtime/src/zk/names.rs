@@ -13,6 +13,9 @@ fn name_error(what: &'static str, name: &str, err: TopicError) -> ZkDataError {
         TopicError::TooLong { length, max } => format!("it is {length} characters long, the limit is {max}"),
         TopicError::DotName(_) => "it is a relative path component".to_owned(),
         TopicError::IllegalChar { code, .. } => format!("it contains the illegal character U+{code:04X}"),
+        TopicError::DirNameTooLong { bytes, partition, max } => {
+            format!("it is {bytes} bytes long, too long for partition {partition}'s directory (at most {max} bytes)")
+        }
     };
     ZkDataError::InvalidName { what, name: name.to_owned(), reason }
 }

@@ -53,6 +53,8 @@ pub struct BrokerOptions {
     pub set: Vec<(String, String)>,
     /// Extra arguments, verbatim.
     pub args: Vec<String>,
+    /// `ulimit -n` for the process (soft and hard), like a service manager's limit.
+    pub nofile: Option<u64>,
 }
 
 impl BrokerOptions {
@@ -67,6 +69,7 @@ impl BrokerOptions {
 pub struct BrokerProcess {
     bin: PathBuf,
     args: Vec<String>,
+    nofile: Option<u64>,
     port: u16,
     log_dir: PathBuf,
     child: Option<Child>,
@@ -104,7 +107,16 @@ impl BrokerProcess {
             args.extend(["--set".to_owned(), format!("{k}={v}")]);
         }
         args.extend(opts.args.iter().cloned());
-        let mut b = BrokerProcess { bin: bin.into(), args, port, log_dir, child: None, scratch, starts: 0 };
+        let mut b = BrokerProcess {
+            bin: bin.into(),
+            args,
+            nofile: opts.nofile,
+            port,
+            log_dir,
+            child: None,
+            scratch,
+            starts: 0,
+        };
         b.spawn_and_wait()?;
         Ok(b)
     }
@@ -124,7 +136,16 @@ impl BrokerProcess {
         assert!(self.child.is_none(), "broker already running");
         self.starts += 1;
         let err = std::fs::File::create(self.stderr_path(self.starts))?;
-        let child = Command::new(&self.bin)
+        let mut command = match self.nofile {
+            None => Command::new(&self.bin),
+            Some(n) => {
+                // The shell sets the limit and becomes the broker (same pid).
+                let mut c = Command::new("sh");
+                c.args(["-c", &format!("ulimit -n {n} && exec \"$0\" \"$@\"")]).arg(&self.bin);
+                c
+            }
+        };
+        let child = command
             .args(&self.args)
             // The start-up line (where it listens) is needed whatever else is logged.
             .env(
@@ -186,6 +207,29 @@ impl BrokerProcess {
 
     pub fn log_dir(&self) -> &Path {
         &self.log_dir
+    }
+
+    /// `VmHWM` and `VmRSS` of the running process, in KiB (Linux `/proc`).
+    pub fn memory_kib(&self) -> Option<(u64, u64)> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()?)).ok()?;
+        let field =
+            |name: &str| status.lines().find(|l| l.starts_with(name))?.split_whitespace().nth(1)?.parse::<u64>().ok();
+        Some((field("VmHWM:")?, field("VmRSS:")?))
+    }
+
+    /// User plus system CPU time of the running process so far (Linux `/proc`).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()?)).ok()?;
+        // Fields after the command name in parentheses; utime and stime are fields 14 and 15.
+        let rest = stat.rsplit_once(')')?.1;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        Some(Duration::from_millis(ticks * 10))
+    }
+
+    /// How many file descriptors the running process has open (Linux `/proc`).
+    pub fn open_fds(&self) -> Option<usize> {
+        Some(std::fs::read_dir(format!("/proc/{}/fd", self.pid()?)).ok()?.count())
     }
 
     pub fn pid(&self) -> Option<u32> {

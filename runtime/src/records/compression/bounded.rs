@@ -7,16 +7,19 @@ use crate::records::error::RecordsErrorKind;
 
 /// Bytes requested from the decoder per read when the output has no spare room.
 const STEP: usize = 64 * 1024;
+/// The most a declared size may reserve before any output exists: a frame may claim 2^40
+/// bytes in a few dozen, so beyond this the buffer grows only with output actually produced.
+const MAX_TRUSTED_HINT: usize = 256 * 1024;
 
 /// Reads `reader` to its end. `size_hint` (for example a size stored in the frame) only sizes
-/// the first allocation; it is capped by `limit` and never trusted for correctness.
+/// the first allocation, up to [`MAX_TRUSTED_HINT`]; it is never trusted for correctness.
 pub(super) fn read_bounded<R: Read>(
     mut reader: R,
     codec: Compression,
     limit: usize,
     size_hint: usize,
 ) -> Result<Vec<u8>, RecordsErrorKind> {
-    let mut out: Vec<u8> = Vec::with_capacity(size_hint.min(limit));
+    let mut out: Vec<u8> = Vec::with_capacity(size_hint.min(limit).min(MAX_TRUSTED_HINT));
     let mut filled = 0usize;
     loop {
         if filled == out.len() {
@@ -45,5 +48,10 @@ pub(super) fn read_bounded<R: Read>(
         return Err(RecordsErrorKind::DecompressedTooLarge { codec, limit });
     }
     out.truncate(filled);
+    // Growth by doubling can leave up to half the buffer unused, and records keep the buffer
+    // alive: give large slack back.
+    if out.capacity() - filled > filled / 4 + STEP {
+        out.shrink_to_fit();
+    }
     Ok(out)
 }

@@ -6,7 +6,7 @@
 mod bounded;
 mod gzip;
 mod lz4;
-mod snappy;
+pub(crate) mod snappy;
 mod xxhash32;
 mod zstd;
 

@@ -77,9 +77,20 @@ fn decompress_xerial(mut blocks: &[u8], limit: usize) -> Result<Vec<u8>, Records
     Ok(out)
 }
 
-/// Appends one raw snappy block to `out`, checking the size it declares against `limit` first.
+/// The most a raw snappy block of `block_len` bytes can decode to: its best element is a
+/// 3-byte copy of 64 bytes. A declared length above this is a lie, refused before anything is
+/// allocated for it, so the output buffer is never sized by a number the input only claims.
+pub(crate) fn max_block_output(block_len: usize) -> usize {
+    block_len.saturating_mul(64) / 3 + 64
+}
+
+/// Appends one raw snappy block to `out`, checking the size it declares against `limit` and
+/// against what the block could produce first.
 fn decompress_block(block: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), RecordsErrorKind> {
     let len = decompress_len(block).map_err(failed)?;
+    if len > max_block_output(block.len()) {
+        return Err(failed(format!("a {}-byte block cannot hold the {len} bytes it declares", block.len())));
+    }
     let start = out.len();
     if len > limit.saturating_sub(start) {
         return Err(RecordsErrorKind::DecompressedTooLarge { codec: Compression::Snappy, limit });

@@ -1,0 +1,44 @@
+//! File descriptors: every open partition holds one, every connection one. The broker raises
+//! its soft limit to the hard limit at start-up (as most servers do) and, unless
+//! `kwire.max.partitions` says otherwise, lets partitions use half of what it then has, so
+//! that auto-created topics can never take the descriptors connections need.
+
+/// Descriptors kept out of the partitions' share: standard streams, the listener, ZooKeeper,
+/// segment files opened for reads and retention, the lock file.
+const RESERVED: u64 = 64;
+/// The default when the limit cannot be read.
+const FALLBACK: usize = 1_024;
+
+/// Raises the soft `RLIMIT_NOFILE` to the hard limit and returns the soft limit in force.
+pub fn raise_nofile_limit() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::resource::{getrlimit, setrlimit, Resource};
+        let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
+        if soft < hard && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() {
+            return Some(hard);
+        }
+        Some(soft)
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// `kwire.max.partitions`' default: half the descriptors left after [`RESERVED`], at least 16.
+pub fn default_max_partitions() -> usize {
+    match raise_nofile_limit() {
+        Some(limit) => (limit.saturating_sub(RESERVED) / 2).clamp(16, 1 << 20) as usize,
+        None => FALLBACK,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_default_leaves_room_for_connections() {
+        let max = super::default_max_partitions();
+        let limit = super::raise_nofile_limit().unwrap_or(u64::MAX);
+        assert!((max as u64) < limit, "{max} partitions with {limit} descriptors");
+        assert!(max >= 16);
+    }
+}
