@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use kafka_wire_generated::modify_topic_response::TopicConfig as ConfigEntry;
+use kafka_wire_generated::modify_topic_response::{ListedTopic, TopicConfig as ConfigEntry};
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
 use kafka_wire_runtime::legacy::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
 use kafka_wire_runtime::{Decode, Encode, StrBytes};
@@ -29,8 +29,10 @@ use crate::state::BrokerState;
 use crate::topic_settings::{Overrides, SettingError};
 use crate::zk_config;
 
-/// The ModifyTopic versions this broker speaks.
+/// The ModifyTopic version of CREATE, ALTER, DELETE and DESCRIBE.
 pub const VERSION: i16 = 0;
+/// The newest ModifyTopic version this broker speaks (1 adds LIST).
+pub const MAX_VERSION: i16 = 1;
 
 /// Kafka's error codes, as used in the ModifyTopicResponse body.
 pub mod codes {
@@ -82,6 +84,8 @@ pub enum Operation {
     Alter,
     Delete,
     Describe,
+    /// Every topic of the broker (version 1).
+    List,
 }
 
 impl Operation {
@@ -91,10 +95,11 @@ impl Operation {
             "ALTER" => Operation::Alter,
             "DELETE" => Operation::Delete,
             "DESCRIBE" => Operation::Describe,
+            "LIST" => Operation::List,
             other => {
                 return Err(AdminError::new(
                     codes::INVALID_REQUEST,
-                    format!("unknown operation {other:?}: expected CREATE, ALTER, DELETE or DESCRIBE"),
+                    format!("unknown operation {other:?}: expected CREATE, ALTER, DELETE, DESCRIBE or LIST"),
                 ))
             }
         })
@@ -113,6 +118,12 @@ pub struct Checked {
 pub fn check_request(req: &ModifyTopicRequest, max_topic_len: usize) -> Result<Checked, AdminError> {
     let op = Operation::parse(req.operation.as_str())?;
     let topic = req.topic_name.as_str().to_owned();
+    if op == Operation::List {
+        if !topic.is_empty() || !req.properties.is_empty() {
+            return Err(AdminError::new(codes::INVALID_REQUEST, "LIST takes no topic name and no properties"));
+        }
+        return Ok(Checked { op, topic, changes: Vec::new() });
+    }
     validate_topic(&topic, max_topic_len)
         .map_err(|e| AdminError::new(codes::INVALID_TOPIC_EXCEPTION, format!("invalid topic name {topic:?}: {e}")))?;
     let mut seen = BTreeSet::new();
@@ -313,6 +324,8 @@ fn standalone(state: &BrokerState, c: &Checked) -> Result<Vec<ConfigEntry>, Admi
             local(None)?;
             Ok(Vec::new())
         }
+        // LIST is answered from this broker's state (`admin::list`), not from the store.
+        Operation::List => Ok(Vec::new()),
         Operation::Describe => {
             if !exists {
                 return Err(AdminError::unknown_topic(topic));
@@ -320,6 +333,22 @@ fn standalone(state: &BrokerState, c: &Checked) -> Result<Vec<ConfigEntry>, Admi
             Ok(describe(state, topic, &state.topic_config(topic).unwrap_or_default()))
         }
     }
+}
+
+/// LIST: every topic with a log or a configuration here, sorted.
+pub fn list(state: &BrokerState) -> Vec<ListedTopic> {
+    let configured = state.topic_configs();
+    let mut names: BTreeSet<String> = state.topics().into_iter().collect();
+    names.extend(configured.keys().cloned());
+    names
+        .into_iter()
+        .map(|t| ListedTopic {
+            partitions: state.partition_count(&t),
+            configured: configured.contains_key(&t),
+            name: StrBytes::from(t),
+            ..Default::default()
+        })
+        .collect()
 }
 
 /// Runs one checked operation against the configured store.
@@ -338,16 +367,26 @@ pub async fn execute(state: &Arc<BrokerState>, c: Checked) -> Result<Vec<ConfigE
 
 /// Decodes, executes and answers one MODIFY_TOPIC request.
 pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> VersionedResponse {
-    let result = if request.version != VERSION {
+    let version = request.version;
+    let mut topics = Vec::new();
+    let result = if !(VERSION..=MAX_VERSION).contains(&version) {
         Err(AdminError::new(
             codes::UNSUPPORTED_VERSION,
-            format!("ModifyTopic version {} is not supported; this broker speaks version {VERSION}", request.version),
+            format!("ModifyTopic version {version} is not supported; this broker speaks versions {VERSION} to {MAX_VERSION}"),
         ))
     } else {
-        match ModifyTopicRequest::decode(&mut request.body.clone(), VERSION) {
+        match ModifyTopicRequest::decode(&mut request.body.clone(), version) {
             Err(e) => Err(AdminError::new(codes::INVALID_REQUEST, format!("malformed ModifyTopicRequest: {e}"))),
             Ok(req) => match check_request(&req, state.max_topic_name_length()) {
                 Err(e) => Err(e),
+                Ok(c) if c.op == Operation::List => {
+                    if version < 1 {
+                        Err(AdminError::new(codes::UNSUPPORTED_VERSION, "LIST needs ModifyTopic version 1"))
+                    } else {
+                        topics = list(state);
+                        Ok(Vec::new())
+                    }
+                }
                 Ok(c) => {
                     let (op, topic) = (c.op, c.topic.clone());
                     let r = execute(state, c).await;
@@ -362,7 +401,7 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
     };
     let body = match result {
         Ok(configs) => {
-            ModifyTopicResponse { error_code: codes::NONE, error_message: None, configs, ..Default::default() }
+            ModifyTopicResponse { error_code: codes::NONE, error_message: None, configs, topics, ..Default::default() }
         }
         Err(e) => ModifyTopicResponse {
             error_code: e.code,
@@ -372,8 +411,11 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
         },
     };
     let envelope = if body.error_code == codes::NONE { ErrorCode::NoError } else { ErrorCode::Unknown };
+    // The answer speaks the request's version when this broker knows it, else version 0,
+    // which every client reads.
+    let version = if (VERSION..=MAX_VERSION).contains(&version) { version } else { VERSION };
     let mut out = BytesMut::new();
-    if let Err(e) = body.encode(&mut out, VERSION) {
+    if let Err(e) = body.encode(&mut out, version) {
         // Only a string over 32 KiB could fail; answer with the reason instead.
         let fallback = ModifyTopicResponse {
             error_code: codes::UNKNOWN_SERVER_ERROR,
@@ -381,10 +423,10 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
             ..Default::default()
         };
         out.clear();
-        let _ = fallback.encode(&mut out, VERSION);
-        return VersionedResponse { error: ErrorCode::Unknown, version: VERSION, body: out.freeze() };
+        let _ = fallback.encode(&mut out, version);
+        return VersionedResponse { error: ErrorCode::Unknown, version, body: out.freeze() };
     }
-    VersionedResponse { error: envelope, version: VERSION, body: out.freeze() }
+    VersionedResponse { error: envelope, version, body: out.freeze() }
 }
 
 #[cfg(test)]
@@ -404,7 +446,7 @@ mod tests {
     fn answer(state: &Arc<BrokerState>, version: i16, body: Vec<u8>) -> (VersionedResponse, ModifyTopicResponse) {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let r = rt.block_on(handle(state, VersionedRequest { version, body: body.into() }));
-        let decoded = ModifyTopicResponse::decode(&mut r.body.clone(), VERSION).expect("a well-formed response");
+        let decoded = ModifyTopicResponse::decode(&mut r.body.clone(), r.version).expect("a well-formed response");
         (r, decoded)
     }
 

@@ -23,6 +23,17 @@ use tokio::net::TcpStream;
 
 /// The ModifyTopic version this client speaks.
 pub const MODIFY_TOPIC_VERSION: i16 = 0;
+/// The version LIST needs (older brokers answer it with UNSUPPORTED_VERSION).
+pub const MODIFY_TOPIC_LIST_VERSION: i16 = 1;
+
+/// The version a request is sent at: the oldest that has its operation.
+pub fn version_for(req: &ModifyTopicRequest) -> i16 {
+    if req.operation.as_str() == "LIST" {
+        MODIFY_TOPIC_LIST_VERSION
+    } else {
+        MODIFY_TOPIC_VERSION
+    }
+}
 
 /// Largest response accepted (a DESCRIBE answer is a few hundred bytes).
 const MAX_RESPONSE: usize = 1 << 20;
@@ -77,9 +88,10 @@ pub async fn modify_topic(
 async fn exchange(addr: &str, req: &ModifyTopicRequest) -> Result<ModifyTopicResponse, AdminError> {
     let io = |source| AdminError::Io { addr: addr.to_owned(), source };
     let bad = |detail: String| AdminError::Response { addr: addr.to_owned(), detail };
+    let version = version_for(req);
     let mut body = BytesMut::new();
-    req.encode(&mut body, MODIFY_TOPIC_VERSION).map_err(|e| AdminError::Encode(e.to_string()))?;
-    let frame = Request::ModifyTopic(VersionedRequest { version: MODIFY_TOPIC_VERSION, body: body.freeze() })
+    req.encode(&mut body, version).map_err(|e| AdminError::Encode(e.to_string()))?;
+    let frame = Request::ModifyTopic(VersionedRequest { version, body: body.freeze() })
         .to_bytes()
         .map_err(|e| AdminError::Encode(e.to_string()))?;
     let mut stream = TcpStream::connect(addr).await.map_err(io)?;
@@ -92,11 +104,12 @@ async fn exchange(addr: &str, req: &ModifyTopicRequest) -> Result<ModifyTopicRes
     let mut payload = vec![0u8; size];
     stream.read_exact(&mut payload).await.map_err(io)?;
     let envelope = VersionedResponse::decode(Bytes::from(payload)).map_err(|e| bad(e.to_string()))?;
-    if envelope.version != MODIFY_TOPIC_VERSION {
-        return Err(bad(format!("response version {}, asked for {MODIFY_TOPIC_VERSION}", envelope.version)));
+    // A broker that does not speak the version answers (with UNSUPPORTED_VERSION) at its own.
+    if !(MODIFY_TOPIC_VERSION..=version).contains(&envelope.version) {
+        return Err(bad(format!("response version {}, asked for {version}", envelope.version)));
     }
     let mut b = envelope.body;
-    ModifyTopicResponse::decode(&mut b, MODIFY_TOPIC_VERSION).map_err(|e| bad(e.to_string()))
+    ModifyTopicResponse::decode(&mut b, envelope.version).map_err(|e| bad(e.to_string()))
 }
 
 /// Every live broker's `host:port` from `/brokers/ids` (0.7 `creator:host:port` or 0.8 JSON).

@@ -215,20 +215,35 @@ impl ZkCluster {
 
     /// Live brokers by id, from `/brokers/ids`. Unparsable entries are errors naming the node.
     pub async fn brokers(&self) -> Result<BTreeMap<i32, BrokerInfo>> {
+        let (out, mut bad) = self.brokers_lenient().await?;
+        match bad.is_empty() {
+            true => Ok(out),
+            false => Err(bad.remove(0)),
+        }
+    }
+
+    /// Every readable broker registration, and the nodes that could not be read (each a
+    /// [`ClientError::ZooKeeperData`] naming the node): one malformed node does not hide the
+    /// others.
+    pub async fn brokers_lenient(&self) -> Result<(BTreeMap<i32, BrokerInfo>, Vec<ClientError>)> {
         let mut out = BTreeMap::new();
+        let mut bad = Vec::new();
         for child in self.children("/brokers/ids").await? {
-            let Ok(id) = child.parse::<i32>() else { continue };
             let path = format!("/brokers/ids/{child}");
             // A broker may vanish between the listing and the read.
             let Some(value) = self.data(&path).await? else { continue };
-            let info = BrokerInfo::parse(id, &value).map_err(|reason| ClientError::ZooKeeperData {
-                path: path.clone(),
-                value: value.clone(),
-                reason,
-            })?;
-            out.insert(id, info);
+            let parsed = match child.parse::<i32>() {
+                Ok(id) => BrokerInfo::parse(id, &value),
+                Err(_) => Err("the node name is not a broker id".to_owned()),
+            };
+            match parsed {
+                Ok(info) => {
+                    out.insert(info.id, info);
+                }
+                Err(reason) => bad.push(ClientError::ZooKeeperData { path, value, reason }),
+            }
         }
-        Ok(out)
+        Ok((out, bad))
     }
 
     /// Topics under `/brokers/topics`, sorted.

@@ -127,28 +127,46 @@ async fn zookeeper_create_dump_and_check() {
     assert_eq!(d.get("retention.ms").map(|v| v.1.as_str()), Some("overridden"), "{d:?}");
     assert_eq!(d.get("segment.bytes").map(|v| v.1.as_str()), Some("inherited"), "{d:?}");
 
+    // `PATH<TAB>KIND<TAB>DATA`, DATA as Kafka writes the node.
     let dump = lines(&kwire(&["--zookeeper", &connect, "zk", "dump"], b""));
-    let line = |path: &str| dump.iter().find(|l| l.split_whitespace().next() == Some(path)).cloned();
+    let line = |path: &str| dump.iter().find(|l| l.split('\t').next() == Some(path)).cloned();
     let config = line("/config/topics/zt").unwrap_or_else(|| panic!("no /config/topics/zt in {dump:#?}"));
-    assert!(config.contains("topic-config") && config.contains("60000"), "{config}");
+    let fields: Vec<&str> = config.split('\t').collect();
+    assert_eq!(fields[..2], ["/config/topics/zt", "topic-config"], "{config}");
+    let data: serde_json::Value = serde_json::from_str(fields[2]).unwrap_or_else(|e| panic!("{config}: {e}"));
+    assert_eq!(data, serde_json::json!({"version": 1, "config": {"partitions": "2", "retention.ms": "60000"}}));
     let registration = line("/brokers/ids/4").unwrap_or_else(|| panic!("no /brokers/ids/4 in {dump:#?}"));
-    assert!(registration.contains("broker") && registration.contains(&b.port().to_string()), "{registration}");
-    assert!(dump.iter().all(|l| !l.contains(" INVALID ")), "{dump:#?}");
+    let fields: Vec<&str> = registration.split('\t').collect();
+    assert_eq!(fields[1], "broker", "{registration}");
+    assert!(fields[2].ends_with(&format!(":127.0.0.1:{}", b.port())), "0.7's creator:host:port: {registration}");
+    assert!(!format!("{dump:?}").contains("Legacy"), "Rust Debug output: {dump:#?}");
+    assert!(dump.iter().all(|l| !l.contains("\tINVALID\t")), "{dump:#?}");
 
     let ok = kwire_output(&["--zookeeper", &connect, "zk", "check"], b"");
     assert!(ok.status.success(), "zk check: {}", String::from_utf8_lossy(&ok.stderr));
-    assert!(ok.stdout.is_empty(), "{}", String::from_utf8_lossy(&ok.stdout));
+    let said = String::from_utf8_lossy(&ok.stdout);
+    assert!(said.ends_with(" nodes checked, all valid\n") && said.lines().count() == 1, "{said}");
+
+    // One malformed broker registration: `kwire topics` warns about it and lists the rest.
+    zk.write_persistent("/brokers/ids/7", "garbage").await.expect("write bad node");
+    let listed = kwire_output(&["--zookeeper", &connect, "topics"], b"");
+    assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+    let err = String::from_utf8_lossy(&listed.stderr);
+    assert!(err.contains("warning") && err.contains("/brokers/ids/7"), "{err}");
+    let out = String::from_utf8_lossy(&listed.stdout);
+    assert!(out.contains("brokers (1)") && out.contains("  zt  "), "{out}");
+    zk.delete("/brokers/ids/7").await.expect("remove bad node");
 
     zk.write_persistent("/config/topics/bad", "not json").await.expect("write bad node");
     let bad = kwire_output(&["--zookeeper", &connect, "zk", "check"], b"");
     assert_eq!(bad.status.code(), Some(1), "{bad:?}");
     let reported = lines(&bad.stdout);
     assert_eq!(reported.len(), 1, "{reported:?}");
-    assert!(reported[0].starts_with("/config/topics/bad "), "{reported:?}");
+    assert!(reported[0].starts_with("/config/topics/bad\tINVALID\t"), "{reported:?}");
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.starts_with("kwire: ") && err.lines().count() == 1, "{err}");
 
     kwire(&["--zookeeper", &connect, "topics", "delete", "zt"], b"");
     let dump = lines(&kwire(&["--zookeeper", &connect, "zk", "dump"], b""));
-    assert!(dump.iter().all(|l| l.split_whitespace().next() != Some("/config/topics/zt")), "{dump:#?}");
+    assert!(dump.iter().all(|l| l.split('\t').next() != Some("/config/topics/zt")), "{dump:#?}");
 }

@@ -87,7 +87,7 @@ impl ApiKey {
     /// Versions of the API (its request schema's `validVersions`); `None` when retired.
     pub fn valid_versions(self) -> Option<rt::VersionRange> {
         match self {
-            ApiKey::ModifyTopic => Some(rt::VersionRange::new(0, 0)),
+            ApiKey::ModifyTopic => Some(rt::VersionRange::new(0, 1)),
             ApiKey::BrokerRegistration => Some(rt::VersionRange::new(0, 4)),
         }
     }

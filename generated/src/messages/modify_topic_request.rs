@@ -2,12 +2,12 @@
 // Regenerate: kafka-wire-codegen generate --schemas schemas --out generated/src/messages
 use ::kafka_wire_runtime::__codegen as rt;
 use rt::WithinPath as _;
-/// ModifyTopicRequest (versions 0).
+/// ModifyTopicRequest (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModifyTopicRequest {
-    /// CREATE, DELETE, ALTER or DESCRIBE. Versions 0+.
+    /// CREATE, DELETE, ALTER or DESCRIBE; from version 1 also LIST. Versions 0+.
     pub operation: rt::StrBytes,
-    /// The topic to act on. Versions 0+.
+    /// The topic to act on (empty for LIST). Versions 0+.
     pub topic_name: rt::StrBytes,
     /// Topic-level settings to set (CREATE, ALTER); a property with a null value is removed (ALTER), so the broker default applies again. Versions 0+.
     pub properties: Vec<TopicProperty>,
@@ -30,7 +30,7 @@ impl rt::Encode for ModifyTopicRequest {
         buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::check_encode_version(version, rt::VersionRange::new(0, 0))?;
+        rt::check_encode_version(version, rt::VersionRange::new(0, 1))?;
         rt::put_string(buf, &self.operation, true)
             .within("ModifyTopicRequest", "operation")?;
         rt::put_string(buf, &self.topic_name, true)
@@ -45,7 +45,7 @@ impl rt::Encode for ModifyTopicRequest {
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-        rt::check_encode_version(version, rt::VersionRange::new(0, 0))?;
+        rt::check_encode_version(version, rt::VersionRange::new(0, 1))?;
         let mut size = 0usize;
         size += rt::string_size(&self.operation, true);
         size += rt::string_size(&self.topic_name, true);
@@ -61,7 +61,7 @@ impl rt::Encode for ModifyTopicRequest {
 }
 impl rt::Decode for ModifyTopicRequest {
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        rt::check_decode_version(version, rt::VersionRange::new(0, 0))?;
+        rt::check_decode_version(version, rt::VersionRange::new(0, 1))?;
         rt::decode_message(
             buf,
             |buf| {
@@ -95,7 +95,7 @@ impl rt::Decode for ModifyTopicRequest {
         )
     }
 }
-/// TopicProperty (versions 0).
+/// TopicProperty (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicProperty {
     /// The setting's Kafka topic-level name, e.g. segment.bytes. Versions 0+.
@@ -168,7 +168,7 @@ impl rt::Decode for TopicProperty {
 }
 impl rt::Message for ModifyTopicRequest {
     const NAME: &'static str = "ModifyTopicRequest";
-    const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0, 0);
+    const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: Option<rt::VersionRange> = Some(
         rt::VersionRange::new(0, 32767),
     );

@@ -2,7 +2,7 @@
 // Regenerate: kafka-wire-codegen generate --schemas schemas --out generated/src/messages
 use ::kafka_wire_runtime::__codegen as rt;
 use rt::WithinPath as _;
-/// ModifyTopicResponse (versions 0).
+/// ModifyTopicResponse (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModifyTopicResponse {
     /// 0 on success; otherwise why the request was refused (nothing was changed). Versions 0+.
@@ -11,6 +11,8 @@ pub struct ModifyTopicResponse {
     pub error_message: Option<rt::StrBytes>,
     /// Every topic-level setting in effect after the operation (empty after DELETE). Versions 0+.
     pub configs: Vec<TopicConfig>,
+    /// LIST: every topic this broker has a log or a configuration for, sorted by name. Versions 1+.
+    pub topics: Vec<ListedTopic>,
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
 }
@@ -20,6 +22,7 @@ impl Default for ModifyTopicResponse {
             error_code: 0i16,
             error_message: None,
             configs: Vec::new(),
+            topics: Vec::new(),
             unknown_tagged_fields: rt::UnknownTags::new(),
         }
     }
@@ -30,7 +33,7 @@ impl rt::Encode for ModifyTopicResponse {
         buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::check_encode_version(version, rt::VersionRange::new(0, 0))?;
+        rt::check_encode_version(version, rt::VersionRange::new(0, 1))?;
         rt::put_i16(buf, self.error_code);
         match &self.error_message {
             Some(v) => {
@@ -48,11 +51,26 @@ impl rt::Encode for ModifyTopicResponse {
             rt::Encode::encode_into(el, buf, version)
                 .within("ModifyTopicResponse", "configs")?;
         }
+        if version >= 1 {
+            rt::put_array_len(buf, Some(self.topics.len()), true)
+                .within("ModifyTopicResponse", "topics")?;
+            for el in self.topics.iter() {
+                rt::Encode::encode_into(el, buf, version)
+                    .within("ModifyTopicResponse", "topics")?;
+            }
+        } else {
+            if !self.topics.is_empty() {
+                return Err(
+                    rt::field_not_in_version(version)
+                        .within("ModifyTopicResponse", "topics"),
+                );
+            }
+        }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-        rt::check_encode_version(version, rt::VersionRange::new(0, 0))?;
+        rt::check_encode_version(version, rt::VersionRange::new(0, 1))?;
         let mut size = 0usize;
         size += 2usize;
         match &self.error_message {
@@ -69,13 +87,28 @@ impl rt::Encode for ModifyTopicResponse {
                 += rt::Encode::encoded_size(el, version)
                     .within("ModifyTopicResponse", "configs")?;
         }
+        if version >= 1 {
+            size += rt::array_len_size(Some(self.topics.len()), true);
+            for el in self.topics.iter() {
+                size
+                    += rt::Encode::encoded_size(el, version)
+                        .within("ModifyTopicResponse", "topics")?;
+            }
+        } else {
+            if !self.topics.is_empty() {
+                return Err(
+                    rt::field_not_in_version(version)
+                        .within("ModifyTopicResponse", "topics"),
+                );
+            }
+        }
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
     }
 }
 impl rt::Decode for ModifyTopicResponse {
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        rt::check_decode_version(version, rt::VersionRange::new(0, 0))?;
+        rt::check_decode_version(version, rt::VersionRange::new(0, 1))?;
         rt::decode_message(
             buf,
             |buf| {
@@ -96,6 +129,23 @@ impl rt::Decode for ModifyTopicResponse {
                     }
                     items
                 };
+                let f_topics = if version >= 1 {
+                    {
+                        let n = rt::get_non_null_array_len(buf, true, 1usize)
+                            .within("ModifyTopicResponse", "topics")?;
+                        let mut items = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            items
+                                .push(
+                                    <ListedTopic as rt::Decode>::decode(buf, version)
+                                        .within("ModifyTopicResponse", "topics")?,
+                                );
+                        }
+                        items
+                    }
+                } else {
+                    Vec::new()
+                };
                 let mut unknown_tagged_fields = rt::UnknownTags::new();
                 rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
                     .within("ModifyTopicResponse", "unknown_tagged_fields")?;
@@ -103,13 +153,14 @@ impl rt::Decode for ModifyTopicResponse {
                     error_code: f_error_code,
                     error_message: f_error_message,
                     configs: f_configs,
+                    topics: f_topics,
                     unknown_tagged_fields,
                 })
             },
         )
     }
 }
-/// TopicConfig (versions 0).
+/// TopicConfig (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicConfig {
     /// The setting's topic-level name. Versions 0+.
@@ -170,9 +221,74 @@ impl rt::Decode for TopicConfig {
         })
     }
 }
+/// ListedTopic (versions 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedTopic {
+    /// The topic's name. Versions 1+.
+    pub name: rt::StrBytes,
+    /// Its partition count on this broker. Versions 1+.
+    pub partitions: i32,
+    /// True when the topic has a ModifyTopic configuration; false when it was created by a produce. Versions 1+.
+    pub configured: bool,
+    /// Tagged fields this version of the code does not know, kept for re-encoding.
+    pub unknown_tagged_fields: rt::UnknownTags,
+}
+impl Default for ListedTopic {
+    fn default() -> Self {
+        ListedTopic {
+            name: rt::StrBytes::from_static_str(""),
+            partitions: 0i32,
+            configured: false,
+            unknown_tagged_fields: rt::UnknownTags::new(),
+        }
+    }
+}
+impl rt::Encode for ListedTopic {
+    #[inline]
+    fn encode_into(
+        &self,
+        buf: &mut rt::Writer,
+        version: i16,
+    ) -> Result<(), rt::EncodeError> {
+        rt::put_string(buf, &self.name, true).within("ListedTopic", "name")?;
+        {
+            let mut run = [0u8; 5usize];
+            rt::Fixed::write_be(self.partitions, &mut run[0usize..4usize]);
+            rt::Fixed::write_be(self.configured, &mut run[4usize..5usize]);
+            rt::put_raw(buf, &run);
+        }
+        rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
+        Ok(())
+    }
+    fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
+        let mut size = 0usize;
+        size += rt::string_size(&self.name, true);
+        size += 4usize;
+        size += 1usize;
+        size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
+        Ok(size)
+    }
+}
+impl rt::Decode for ListedTopic {
+    #[inline]
+    fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
+        let f_name = rt::get_string(buf, true).within("ListedTopic", "name")?;
+        let f_partitions = rt::get_i32(buf).within("ListedTopic", "partitions")?;
+        let f_configured = rt::get_bool(buf).within("ListedTopic", "configured")?;
+        let mut unknown_tagged_fields = rt::UnknownTags::new();
+        rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
+            .within("ListedTopic", "unknown_tagged_fields")?;
+        Ok(ListedTopic {
+            name: f_name,
+            partitions: f_partitions,
+            configured: f_configured,
+            unknown_tagged_fields,
+        })
+    }
+}
 impl rt::Message for ModifyTopicResponse {
     const NAME: &'static str = "ModifyTopicResponse";
-    const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0, 0);
+    const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: Option<rt::VersionRange> = Some(
         rt::VersionRange::new(0, 32767),
     );

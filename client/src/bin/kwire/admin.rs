@@ -85,7 +85,10 @@ pub async fn zk(cluster: &Cluster, command: ZkCommand) -> CmdResult {
                 println!("{}", dump_line(n));
             }
             match bad.len() {
-                0 => Ok(()),
+                0 => {
+                    println!("{} nodes checked, all valid", nodes.len());
+                    Ok(())
+                }
                 1 => Err("1 node does not match its schema".into()),
                 n => Err(format!("{n} nodes do not match their schema").into()),
             }
@@ -93,33 +96,36 @@ pub async fn zk(cluster: &Cluster, command: ZkCommand) -> CmdResult {
     }
 }
 
-/// `path  kind  value`, or `path  INVALID  why`.
+/// `PATH<TAB>KIND<TAB>DATA`: DATA is the node's value as Kafka writes it (JSON, or 0.7's plain
+/// text), re-encoded from the decoded value so that equal values print alike; `-` for an empty
+/// node. A node that does not match its schema is `PATH<TAB>INVALID<TAB>REASON`.
 fn dump_line(n: &WalkedNode) -> String {
     match &n.result {
         Ok(v) => {
-            let (kind, value) = kind_and_value(v);
-            format!("{}  {kind}  {value}", n.path)
+            let data = v.to_bytes();
+            let data = if data.is_empty() { "-".to_owned() } else { String::from_utf8_lossy(&data).into_owned() };
+            format!("{}\t{}\t{data}", n.path, kind(v))
         }
-        Err(e) => format!("{}  INVALID  {e}", n.path),
+        Err(e) => format!("{}\tINVALID\t{e}", n.path),
     }
 }
 
-fn kind_and_value(v: &TypedValue) -> (&'static str, String) {
+fn kind(v: &TypedValue) -> &'static str {
     match v {
-        TypedValue::Empty => ("empty", "-".to_owned()),
-        TypedValue::Broker(x) => ("broker", format!("{x:?}")),
-        TypedValue::Topic(x) => ("topic", format!("{x:?}")),
-        TypedValue::PartitionState(x) => ("partition-state", format!("{x:?}")),
-        TypedValue::LegacyPartitionCount(x) => ("partition-count", format!("{x:?}")),
-        TypedValue::Controller(x) => ("controller", format!("{x:?}")),
-        TypedValue::ControllerEpoch(x) => ("controller-epoch", format!("{x:?}")),
-        TypedValue::ConsumerRegistration(x) => ("consumer-registration", format!("{x:?}")),
-        TypedValue::ConsumerOwner(x) => ("consumer-owner", format!("{x:?}")),
-        TypedValue::ConsumerOffset(x) => ("consumer-offset", format!("{x:?}")),
-        TypedValue::ReassignPartitions(x) => ("reassign-partitions", format!("{x:?}")),
-        TypedValue::PreferredReplicaElection(x) => ("preferred-replica-election", format!("{x:?}")),
-        TypedValue::DeleteTopics(x) => ("delete-topics", format!("{x:?}")),
-        TypedValue::TopicConfig(x) => ("topic-config", format!("{x:?}")),
-        TypedValue::ConfigChange(x) => ("config-change", format!("{x:?}")),
+        TypedValue::Empty => "empty",
+        TypedValue::Broker(_) => "broker",
+        TypedValue::Topic(_) => "topic",
+        TypedValue::PartitionState(_) => "partition-state",
+        TypedValue::LegacyPartitionCount(_) => "partition-count",
+        TypedValue::Controller(_) => "controller",
+        TypedValue::ControllerEpoch(_) => "controller-epoch",
+        TypedValue::ConsumerRegistration(_) => "consumer-registration",
+        TypedValue::ConsumerOwner(_) => "consumer-owner",
+        TypedValue::ConsumerOffset(_) => "consumer-offset",
+        TypedValue::ReassignPartitions(_) => "reassign-partitions",
+        TypedValue::PreferredReplicaElection(_) => "preferred-replica-election",
+        TypedValue::DeleteTopics(_) => "delete-topics",
+        TypedValue::TopicConfig(_) => "topic-config",
+        TypedValue::ConfigChange(_) => "config-change",
     }
 }

@@ -56,7 +56,8 @@ pub struct TopicsArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum TopicsCommand {
-    /// Show what ZooKeeper knows: brokers, topics, partitions, consumer groups and their lag.
+    /// List topics: with --zookeeper what ZooKeeper knows (brokers, topics, partitions,
+    /// consumer groups and their lag), else the broker's own topics (ModifyTopic LIST).
     List,
     /// Create a topic with its partitions and setting overrides.
     Create(TopicCreateArgs),
@@ -76,9 +77,9 @@ pub struct TopicNameArg {
 #[derive(Debug, Args)]
 pub struct TopicCreateArgs {
     pub topic: String,
-    /// Number of partitions (default: the broker's num.partitions).
-    #[arg(long)]
-    pub partitions: Option<u32>,
+    /// Number of partitions, 1 or more (default: the broker's num.partitions).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_partition_count)]
+    pub partitions: Option<i32>,
     /// A setting override NAME=VALUE (repeatable).
     #[arg(long = "config", value_name = "NAME=VALUE", value_parser = parse_setting)]
     pub configs: Vec<(String, String)>,
@@ -105,7 +106,9 @@ pub fn parse_setting(s: &str) -> Result<(String, String), String> {
 
 #[derive(Debug, Subcommand)]
 pub enum ZkCommand {
-    /// Print every Kafka node, decoded: path, kind, value (one per line).
+    /// Print every Kafka node, one per line: `PATH<TAB>KIND<TAB>DATA`, DATA being the node's
+    /// value as Kafka writes it (JSON, or 0.7's plain text; `-` when empty), or
+    /// `PATH<TAB>INVALID<TAB>REASON` for a node that does not match its schema.
     Dump,
     /// Print every node that does not match its schema; exit status 1 if there is any.
     Check,
@@ -148,13 +151,44 @@ pub fn parse_receive_buffer(s: &str) -> Result<ReceiveBuffer, String> {
     }
 }
 
+/// `--offset`: earliest, latest, a byte offset, or 0.7's −1 (latest) and −2 (earliest).
 pub fn parse_start(s: &str) -> Result<StartOffset, String> {
     match s {
-        "earliest" | "smallest" => Ok(StartOffset::Earliest),
-        "latest" | "largest" => Ok(StartOffset::Latest),
-        n => {
-            n.parse().map(StartOffset::At).map_err(|_| format!("expected earliest, latest or a byte offset, not {n:?}"))
-        }
+        "earliest" | "smallest" | "-2" => Ok(StartOffset::Earliest),
+        "latest" | "largest" | "-1" => Ok(StartOffset::Latest),
+        n => match n.parse::<i64>() {
+            Ok(v) if v >= 0 => Ok(StartOffset::At(v as u64)),
+            Ok(v) => Err(format!(
+                "offset {v} is out of range: give a byte offset of 0 or more, -1 (latest) or -2 (earliest)"
+            )),
+            Err(_) => Err(format!("expected earliest, latest or a byte offset, not {n:?}")),
+        },
+    }
+}
+
+/// A partition number: 0 or more.
+pub fn parse_partition(s: &str) -> Result<i32, String> {
+    match s.parse::<i64>() {
+        Ok(v) if (0..=i64::from(i32::MAX)).contains(&v) => Ok(v as i32),
+        Ok(v) => Err(format!("partition {v} is out of range 0..={}", i32::MAX)),
+        Err(_) => Err(format!("expected a partition number, not {s:?}")),
+    }
+}
+
+/// `produce --partition`: a partition number, or 0.7's −1 (the broker picks one at random).
+pub fn parse_produce_partition(s: &str) -> Result<i32, String> {
+    match s {
+        "-1" => Ok(-1),
+        _ => parse_partition(s).map_err(|e| format!("{e} (or -1: the broker picks one)")),
+    }
+}
+
+/// `topics create --partitions`: 1 or more.
+pub fn parse_partition_count(s: &str) -> Result<i32, String> {
+    match s.parse::<i64>() {
+        Ok(v) if (1..=i64::from(i32::MAX)).contains(&v) => Ok(v as i32),
+        Ok(v) => Err(format!("a topic needs 1 to {} partitions, not {v}", i32::MAX)),
+        Err(_) => Err(format!("expected a number of partitions, not {s:?}")),
     }
 }
 
@@ -173,8 +207,9 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
 pub struct ProduceArgs {
     #[arg(long)]
     pub topic: String,
-    /// Partition to send to (default: by key hash, else random / broker's choice).
-    #[arg(long)]
+    /// Partition to send to (default: by key hash, else random / broker's choice; -1: the
+    /// broker picks one at random, as in 0.7).
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_produce_partition)]
     pub partition: Option<i32>,
     /// Key for every message; partitions by its Java String.hashCode, as 0.7 does.
     #[arg(long)]
@@ -197,14 +232,15 @@ pub struct ConsumeArgs {
     #[arg(long)]
     pub topic: String,
     /// Partition to read (simple consumer; default 0 without --group).
-    #[arg(long, conflicts_with = "group")]
+    #[arg(long, conflicts_with = "group", allow_hyphen_values = true, value_parser = parse_partition)]
     pub partition: Option<i32>,
     /// Consumer group (needs --zookeeper): partitions are shared with the group's members.
     #[arg(long)]
     pub group: Option<String>,
-    /// Where to start: earliest, latest or a byte offset. With --group it is the
-    /// autooffset.reset used when the group has no committed offset.
-    #[arg(long, value_parser = parse_start, default_value = "earliest")]
+    /// Where to start: earliest (or -2), latest (or -1) or a byte offset of a message (see
+    /// `kwire offsets`). With --group it is the autooffset.reset used when the group has no
+    /// committed offset.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_start, default_value = "earliest")]
     pub offset: kafka_wire_client::consumer::StartOffset,
     /// Stop after this many messages.
     #[arg(long)]
@@ -228,10 +264,10 @@ pub struct ConsumeArgs {
 pub struct OffsetsArgs {
     #[arg(long)]
     pub topic: String,
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = parse_partition)]
     pub partition: i32,
-    /// earliest, latest, or milliseconds since the epoch.
-    #[arg(long, value_parser = parse_time, default_value = "latest")]
+    /// earliest (or -2), latest (or -1), or milliseconds since the epoch.
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_time, default_value = "latest")]
     pub time: i64,
     /// Most offsets to return.
     #[arg(long, default_value_t = 1)]

@@ -8,6 +8,7 @@ use kafka_wire_client::group::{GroupConfig, GroupConsumer, OffsetReset};
 use kafka_wire_client::producer::{Discovery, Producer, ProducerConfig, Record};
 use kafka_wire_client::zk::ZkCluster;
 use kafka_wire_client::{BrokerConnection, ClientError, ReceiveBuffer};
+use kafka_wire_runtime::legacy::{validate_topic, validate_topic_dirs, ErrorCode, DEFAULT_MAX_TOPIC_NAME_LENGTH};
 
 use crate::cli::{Cli, Cluster, Command, ConsumeArgs, OffsetsArgs, ProduceArgs, TopicsCommand};
 use crate::progress::Progress;
@@ -62,7 +63,59 @@ pub async fn single_broker(cluster: &Cluster, topic: &str, partition: i32) -> Cm
     Ok((id, info.addr()))
 }
 
+/// A topic name a 0.7 broker would refuse (closing the connection, since PRODUCE has no
+/// answer), caught before anything is sent.
+pub fn check_topic_name(topic: &str) -> CmdResult {
+    validate_topic(topic, DEFAULT_MAX_TOPIC_NAME_LENGTH)
+        .and_then(|()| validate_topic_dirs(topic, 1))
+        .map_err(|e| format!("invalid topic name {topic:?}: {e}").into())
+}
+
+/// Refuses a partition the topic does not have, where that can be known: from the counts in
+/// ZooKeeper, else by asking the broker (OFFSETS answers "wrong partition" for one outside the
+/// topic's count).
+async fn check_partition(cluster: &Cluster, topic: &str, partition: i32) -> CmdResult {
+    if let (Some(connect), true) = (&cluster.zookeeper, cluster.broker.is_empty()) {
+        let counts = ZkCluster::connect(connect).await?.topic_partition_counts(topic).await?;
+        if let Some(most) = counts.values().max().filter(|most| partition >= **most) {
+            return Err(format!(
+                "topic {topic} has {most} partitions (0..={}); there is no partition {partition}",
+                most - 1
+            )
+            .into());
+        }
+        return Ok(());
+    }
+    let (_, addr) = single_broker(cluster, topic, partition).await?;
+    let mut conn = BrokerConnection::connect(&addr).await?;
+    match conn.offsets(topic, partition, -1, 1).await {
+        Err(ClientError::Broker { code: ErrorCode::WrongPartition, .. }) => Err(format!(
+            "broker {addr} has no partition {partition} of topic {topic} (see `kwire topics describe {topic}`)"
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// What a broker closing the connection after a PRODUCE most likely means: 0.7 answers no
+/// PRODUCE, so a refusal shows only as the close (the broker's log says which it was).
+fn explain_produce_error(e: ClientError) -> Box<dyn std::error::Error> {
+    match e {
+        ClientError::Closed { .. } | ClientError::Io { .. } => format!(
+            "{e}. A 0.7 broker closes the connection when it refuses a produce; likely causes: an invalid topic \
+             name, a partition the topic does not have, a message over its max.message.size, or a request over \
+             max.socket.request.bytes (the broker's log says which)"
+        )
+        .into(),
+        other => other.into(),
+    }
+}
+
 async fn produce(cluster: &Cluster, a: ProduceArgs) -> CmdResult {
+    check_topic_name(&a.topic)?;
+    if let Some(p) = a.partition.filter(|p| *p >= 0) {
+        check_partition(cluster, &a.topic, p).await?;
+    }
     let mut config = ProducerConfig::new(discovery(cluster));
     config.codec = a.compression.into();
     config.magic = a.magic;
@@ -85,11 +138,11 @@ async fn produce(cluster: &Cluster, a: ProduceArgs) -> CmdResult {
         let mut record = Record::new(&a.topic, line);
         record.key = a.key.clone();
         record.partition = a.partition;
-        producer.send(record).await?;
+        producer.send(record).await.map_err(explain_produce_error)?;
         count += 1;
         progress.tick(count, bytes);
     }
-    producer.close().await?;
+    producer.close().await.map_err(explain_produce_error)?;
     progress.finish(count, bytes);
     Ok(())
 }
@@ -146,6 +199,24 @@ pub async fn partition_consumer(
     Ok(consumer)
 }
 
+/// An oversized message right at an offset the user gave is most likely no message at all:
+/// the offset is not a message boundary.
+fn explain_consume_error(e: ClientError, a: &ConsumeArgs, consumed: u64) -> Box<dyn std::error::Error> {
+    match (&e, a.offset, consumed) {
+        (ClientError::MessageTooLarge { offset, topic, partition, .. }, StartOffset::At(start), 0)
+            if *offset == start =>
+        {
+            format!(
+                "{e}. Offset {start} is probably not the start of a message: 0.7 offsets are byte positions, so \
+                 start at earliest, latest or an offset that `kwire offsets --topic {topic} --partition {partition} \
+                 --time earliest --max 100` lists"
+            )
+            .into()
+        }
+        _ => e.into(),
+    }
+}
+
 async fn consume_partition(cluster: &Cluster, a: &ConsumeArgs) -> CmdResult {
     let partition = a.partition.unwrap_or(0);
     let (_, addr) = single_broker(cluster, &a.topic, partition).await?;
@@ -156,10 +227,11 @@ async fn consume_partition(cluster: &Cluster, a: &ConsumeArgs) -> CmdResult {
     let max = a.max_messages.unwrap_or(u64::MAX);
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
+    let mut interrupted = false;
     'outer: while count < max {
         let batch = tokio::select! {
             r = consumer.fetch() => r,
-            _ = &mut ctrl_c => break,
+            _ = &mut ctrl_c => { interrupted = true; break }
         };
         let batch = match batch {
             Ok(b) => b,
@@ -169,7 +241,7 @@ async fn consume_partition(cluster: &Cluster, a: &ConsumeArgs) -> CmdResult {
                 let _ = consumer.reconnect().await;
                 continue;
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(explain_consume_error(e, a, count)),
         };
         if batch.is_empty() {
             if !out.flush()? {
@@ -180,7 +252,7 @@ async fn consume_partition(cluster: &Cluster, a: &ConsumeArgs) -> CmdResult {
             }
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_millis(100)) => {}
-                _ = &mut ctrl_c => break,
+                _ = &mut ctrl_c => { interrupted = true; break }
             }
             continue;
         }
@@ -197,8 +269,17 @@ async fn consume_partition(cluster: &Cluster, a: &ConsumeArgs) -> CmdResult {
         progress.tick(count, bytes);
     }
     out.flush()?;
-    progress.finish(count, bytes);
+    finish(&mut progress, interrupted, count, bytes);
     Ok(())
+}
+
+/// The closing summary: on a terminal always, elsewhere only when SIGINT ended the command.
+fn finish(progress: &mut Progress, interrupted: bool, count: u64, bytes: u64) {
+    if interrupted {
+        progress.interrupted(count, bytes);
+    } else {
+        progress.finish(count, bytes);
+    }
 }
 
 async fn consume_group(cluster: &Cluster, group: &str, a: &ConsumeArgs) -> CmdResult {
@@ -232,10 +313,11 @@ async fn group_loop(consumer: &mut GroupConsumer, a: &ConsumeArgs) -> CmdResult 
     let wait = if a.follow { Duration::from_millis(500) } else { Duration::ZERO };
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
+    let mut interrupted = false;
     while count < max {
         let next = tokio::select! {
             r = consumer.next_message(wait) => r?,
-            _ = &mut ctrl_c => break,
+            _ = &mut ctrl_c => { interrupted = true; break }
         };
         match next {
             Some(m) => {
@@ -257,7 +339,7 @@ async fn group_loop(consumer: &mut GroupConsumer, a: &ConsumeArgs) -> CmdResult 
         }
     }
     out.flush()?;
-    progress.finish(count, bytes);
+    finish(&mut progress, interrupted, count, bytes);
     Ok(())
 }
 
@@ -272,12 +354,38 @@ async fn offsets(cluster: &Cluster, a: OffsetsArgs) -> CmdResult {
     Ok(())
 }
 
+/// `kwire topics` against one broker (no ZooKeeper): its own topics, through ModifyTopic LIST.
+async fn broker_topics(cluster: &Cluster) -> CmdResult {
+    let addr = cluster.broker.first().map_or(DEFAULT_BROKER, String::as_str);
+    let req = kafka_wire_client::admin::request("LIST", "", &[]);
+    let resp = kafka_wire_client::admin::modify_topic(addr, &req, Duration::from_secs(30)).await?;
+    if resp.error_code != 0 {
+        let why = resp.error_message.as_ref().map_or("no message", |m| m.as_str());
+        return Err(format!(
+            "broker {addr} cannot list its topics: {why} (error code {}); with ZooKeeper, give --zookeeper",
+            resp.error_code
+        )
+        .into());
+    }
+    let mut out = format!("topics on {addr} ({}):\n", resp.topics.len());
+    for t in &resp.topics {
+        let how = if t.configured { "configured" } else { "created by produce" };
+        out.push_str(&format!("  {}  {} partitions  ({how})\n", t.name.as_str(), t.partitions));
+    }
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
 pub async fn topics(cluster: &Cluster) -> CmdResult {
     let Some(connect) = &cluster.zookeeper else {
-        return Err("topics reads the cluster layout from ZooKeeper: give --zookeeper CONNECT".into());
+        return broker_topics(cluster).await;
     };
     let zk = ZkCluster::connect(connect).await?;
-    let brokers = zk.brokers().await?;
+    // A malformed registration is reported and skipped; the rest is still listed.
+    let (brokers, unreadable) = zk.brokers_lenient().await?;
+    for e in &unreadable {
+        eprintln!("kwire: warning: skipping {e}");
+    }
     let mut out = String::new();
     out.push_str(&format!("brokers ({}):\n", brokers.len()));
     for b in brokers.values() {

@@ -2,6 +2,7 @@
 //! measured in the same run so the report can give ratios.
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -12,7 +13,7 @@ use kafka_wire_client::{BrokerConnection, Codec};
 use crate::ceiling::{best_of, file_write, tcp_blast, Measured, CEILING_RUNS};
 use crate::cli::{CeilingArgs, Cluster, PerfCommand, PerfConsumeArgs, PerfLatencyArgs, PerfProduceArgs};
 use crate::commands::{discovery, partition_consumer, single_broker, CmdResult};
-use crate::progress::Progress;
+use crate::progress::{interrupt_flag, Progress};
 
 pub async fn run(cluster: &Cluster, command: PerfCommand) -> CmdResult {
     match command {
@@ -56,15 +57,26 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     let mut producer = Producer::new(config).await?;
     let pool = payloads(a.size, 256);
     let mut progress = Progress::new("perf produce");
+    let interrupt = interrupt_flag();
     let start = Instant::now();
-    for i in 0..a.messages {
-        let payload = pool[(i % pool.len() as u64) as usize].clone();
-        producer.send(Record::new(&a.topic, payload).with_partition(a.partition)).await?;
-        if i % 1000 == 0 {
-            progress.tick(i, i * a.size as u64);
+    let mut sent = 0u64;
+    while sent < a.messages {
+        if sent % 1000 == 0 {
+            if interrupt.load(Ordering::Relaxed) {
+                break;
+            }
+            progress.tick(sent, sent * a.size as u64);
         }
+        let payload = pool[(sent % pool.len() as u64) as usize].clone();
+        producer.send(Record::new(&a.topic, payload).with_partition(a.partition)).await?;
+        sent += 1;
     }
     producer.sync().await?;
+    if interrupt.load(Ordering::Relaxed) {
+        progress.interrupted(sent, sent * a.size as u64);
+        println!("perf produce: interrupted after {sent} of {} messages; no ceilings measured", a.messages);
+        return Ok(());
+    }
     let appended = start.elapsed();
     let stats = producer.stats();
     // Visible to consumers: the broker's log end covers everything sent.
@@ -104,8 +116,15 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     if !a.no_ceilings {
         let chunk = (stats.set_bytes / stats.requests.max(1)).max(1) as usize;
         let dir = a.ceiling_dir.unwrap_or_else(default_ceiling_dir);
+        progress.phase("measuring the TCP loopback ceiling");
         let tcp = best_of(|| tcp_blast(stats.set_bytes, chunk, None, None))?;
+        if interrupt.load(Ordering::Relaxed) {
+            println!("perf produce: interrupted before the file-write ceiling");
+            return Ok(());
+        }
+        progress.phase("measuring the file-write ceiling");
         let file = best_of(|| file_write(&dir, stats.set_bytes, chunk))?;
+        progress.clear();
         print_ceiling("tcp loopback", &tcp, wire_mbs);
         print_ceiling("file write", &file, wire_mbs);
         let lower = if tcp.mb_per_s() < file.mb_per_s() { tcp } else { file };
@@ -292,8 +311,12 @@ async fn latency(cluster: &Cluster, a: PerfLatencyArgs) -> CmdResult {
 
 fn ceilings(a: CeilingArgs) -> CmdResult {
     let dir = a.dir.unwrap_or_else(default_ceiling_dir);
+    let mut progress = Progress::new("perf ceiling");
+    progress.phase("measuring the TCP loopback ceiling");
     let tcp = best_of(|| tcp_blast(a.bytes, a.chunk, a.congestion.as_deref(), None))?;
+    progress.phase("measuring the file-write ceiling");
     let file = best_of(|| file_write(&dir, a.bytes, a.chunk))?;
+    progress.clear();
     println!(
         "ceiling tcp loopback {:>9.1} MB/s ({} bytes in {:.2} s)",
         tcp.mb_per_s(),

@@ -1,0 +1,27 @@
+//! Record data of any magic and codec: iterating batches and records never panics, and no
+//! batch decompresses beyond its ceiling (run with -rss_limit_mb to catch any that does).
+#![no_main]
+
+use kafka_wire_runtime::records::ReadOptions;
+use kafka_wire_runtime::Records;
+use libfuzzer_sys::fuzz_target;
+
+/// Far below the default 64 MiB, so that the memory limit of a fuzzing run is never the
+/// reason it stops.
+const CEILING: usize = 4 << 20;
+
+fuzz_target!(|data: &[u8]| {
+    let records = Records::from_bytes(bytes::Bytes::copy_from_slice(data));
+    let _ = records.verify();
+    let options = ReadOptions { max_decompressed_size: CEILING, ..ReadOptions::default() };
+    for batch in records.batches() {
+        let Ok(batch) = batch else { break };
+        let Ok(iter) = batch.records_with(&options) else { continue };
+        let mut total = 0usize;
+        for record in iter {
+            let Ok(record) = record else { break };
+            total += record.key.map_or(0, |k| k.len()) + record.value.map_or(0, |v| v.len());
+        }
+        assert!(total <= CEILING, "{total} bytes of records from one batch");
+    }
+});
