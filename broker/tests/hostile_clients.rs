@@ -89,38 +89,44 @@ fn slow_sockets_at_the_connection_limit_cannot_lock_out_a_well_behaved_client() 
     // Every socket comes from 127.0.0.1, so the per-address limit (half of 64) is what fills.
     let b = start(BrokerOptions::default().set("kwire.max.connections", max).set("kwire.request.timeout.ms", 60_000));
     let addr = b.addr();
-    // 100 sockets, each sending one byte of a 1 KiB request every 500 ms.
+    // 100 sockets, each sending one byte of a 1 KiB request every 500 ms: the first 32 fill
+    // every slot this address has, the rest arrive when it is full.
     let stop = Arc::new(AtomicBool::new(false));
+    let (admitted_tx, admitted_rx) = std::sync::mpsc::channel();
     let trickler = {
         let stop = stop.clone();
         std::thread::spawn(move || {
             let request = fetch_frame(&[b'x'; 1012], 0, 0, 100);
             let mut socks: Vec<(TcpStream, usize)> = Vec::new();
-            let (mut opened, mut rounds) = (0usize, 0usize);
+            // The harness's own probe of the listener is gone by now.
+            std::thread::sleep(Duration::from_millis(500));
+            for _ in 0..32 {
+                socks.push((TcpStream::connect(addr).unwrap(), 0));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+            let admitted = socks.iter_mut().map(|(s, _)| closed(s)).filter(|c| !c).count();
+            admitted_tx.send(admitted).unwrap();
+            socks.extend((0..68).filter_map(|_| TcpStream::connect(addr).ok()).map(|s| (s, 0)));
             let deadline = Instant::now() + Duration::from_secs(30);
-            while !stop.load(Ordering::Relaxed) && Instant::now() < deadline && rounds < 60 {
-                rounds += 1;
-                // Keep 100 open: the slots stay full of slow sockets however many are shed.
-                while socks.len() < 100 {
-                    let Ok(s) = TcpStream::connect(addr) else { break };
-                    socks.push((s, 0));
-                    opened += 1;
-                }
+            while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
                 socks.retain_mut(|(s, at)| {
                     *at += 1;
                     s.write_all(&request[*at - 1..*at]).is_ok()
                 });
                 std::thread::sleep(Duration::from_millis(500));
             }
-            opened
+            socks.len()
         })
     };
+    let admitted = admitted_rx.recv().unwrap();
+    assert_eq!(admitted, 32, "the slow sockets did not fill the address's slots");
     std::thread::sleep(Duration::from_millis(1500));
     let (ok, p50, p99) = well_behaved_client(addr, 40, Duration::from_millis(50));
     stop.store(true, Ordering::Relaxed);
-    let opened = trickler.join().unwrap();
+    let left = trickler.join().unwrap();
     println!(
-        "slow sockets: 100 kept trickling ({opened} opened in all); well-behaved: {ok}/40 ok, p50 {p50:?}, p99 {p99:?}"
+        "slow sockets: 100 trickling, the first 32 holding every slot of the address; {left} still open at the \
+         end; well-behaved: {ok}/40 ok, p50 {p50:?}, p99 {p99:?}"
     );
     assert_eq!(ok, 40, "the well-behaved client was locked out");
     assert!(b.stderr().contains("shedding the connection longest without a request"), "{}", b.stderr());

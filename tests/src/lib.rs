@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use bytes::{Bytes, BytesMut};
 use kafka_wire_runtime::Message;
 
+pub mod alloc;
 pub mod sample;
 pub mod zookeeper;
 

@@ -1,29 +1,9 @@
 //! Decoders never allocate from a length they have not checked against the input: whatever
 //! the bytes claim, peak allocation while decoding stays proportional to the input size.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
+use kafka_wire_tests::alloc::{peak_during, Counting};
 use kafka_wire_tests::sample::Rng;
 use kafka_wire_tests::SCHEMAS;
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
-        PEAK.fetch_max(now, Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -58,10 +38,7 @@ fn peak_allocation_is_proportional_to_input() {
         let msg = entry.load();
         for v in msg.valid_versions.min..=msg.valid_versions.max {
             for input in &inputs {
-                let base = LIVE.load(Relaxed);
-                PEAK.store(base, Relaxed);
-                let _ = (entry.ops.decode)(input, v);
-                let used = PEAK.load(Relaxed).saturating_sub(base);
+                let (_, used) = peak_during(|| (entry.ops.decode)(input, v));
                 if used > worst.0 {
                     worst = (used, format!("{} v{v}", entry.name));
                 }

@@ -2,47 +2,17 @@
 //! the declared size (zstd's content size, gzip's ISIZE trailer, a snappy block's length) only
 //! sizes a small first allocation and is never trusted beyond it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use kafka_wire_tests::alloc::{peak_during, Counting};
 
 use kafka_wire_runtime::legacy::compression::decompress as legacy_decompress;
 use kafka_wire_runtime::legacy::Codec;
 use kafka_wire_runtime::records::compression::decompress;
 use kafka_wire_runtime::records::Compression;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
-        PEAK.fetch_max(now, Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-/// Serialises the measurements: the counters are global, and tests run on several threads.
-static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Peak bytes allocated while `f` runs, above what was live before.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let base = LIVE.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    let out = f();
-    (out, PEAK.load(Relaxed).saturating_sub(base))
-}
 
 const LIMIT: usize = 64 << 20;
 /// Far below the 64 MiB a trusted declared size would allocate.
