@@ -24,9 +24,10 @@ pub fn raise_nofile_limit() -> Option<u64> {
     None
 }
 
-/// `kwire.max.partitions`' default: half the descriptors left after [`RESERVED`], at least 16.
-pub fn default_max_partitions() -> usize {
-    match raise_nofile_limit() {
+/// `kwire.max.partitions`' default for a descriptor limit (`None`: unknown): half of what is
+/// left after [`RESERVED`], at least 16.
+pub fn default_max_partitions(nofile: Option<u64>) -> usize {
+    match nofile {
         Some(limit) => (limit.saturating_sub(RESERVED) / 2).clamp(16, 1 << 20) as usize,
         None => FALLBACK,
     }
@@ -36,9 +37,10 @@ pub fn default_max_partitions() -> usize {
 mod tests {
     #[test]
     fn the_default_leaves_room_for_connections() {
-        let max = super::default_max_partitions();
-        let limit = super::raise_nofile_limit().unwrap_or(u64::MAX);
-        assert!((max as u64) < limit, "{max} partitions with {limit} descriptors");
-        assert!(max >= 16);
+        assert_eq!(super::default_max_partitions(Some(1024)), 480);
+        assert_eq!(super::default_max_partitions(Some(10)), 16);
+        let limit = super::raise_nofile_limit();
+        let max = super::default_max_partitions(limit);
+        assert!(limit.is_none_or(|l| (max as u64) < l), "{max} partitions with {limit:?} descriptors");
     }
 }

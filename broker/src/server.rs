@@ -149,7 +149,9 @@ impl Broker {
         let dir = config.log_dir.display().to_string();
         // Before anything reads or writes the log: a second broker on this directory stops here.
         let dir_lock = crate::dir_lock::lock(&config.log_dir)?;
-        let max_partitions = config.max_partitions.unwrap_or_else(crate::fd_limit::default_max_partitions);
+        // Every partition and connection holds a descriptor: take all the process may have.
+        let nofile = crate::fd_limit::raise_nofile_limit();
+        let max_partitions = config.max_partitions.unwrap_or_else(|| crate::fd_limit::default_max_partitions(nofile));
         let opened = {
             let config = config.clone();
             tokio::task::spawn_blocking(move || {
