@@ -237,8 +237,16 @@ impl Producer {
     pub async fn sync(&mut self) -> Result<()> {
         self.flush().await?;
         for (broker, (topic, partition)) in std::mem::take(&mut self.unsynced) {
-            let conn = self.connection(broker).await?;
-            if let Err(e) = conn.offsets(&topic, partition, OFFSETS_LATEST, 1).await {
+            // The round trip must use the connection the records went out on: a fresh one
+            // would answer even though the broker closed the old one, refusing what it held.
+            let answered = match self.conns.get_mut(&broker) {
+                Some(conn) if !conn.peer_closed() => {
+                    conn.offsets(&topic, partition, OFFSETS_LATEST, 1).await.map(|_| ())
+                }
+                Some(conn) => Err(ClientError::Closed { addr: conn.addr().to_owned() }),
+                None => Err(ClientError::NoBroker(format!("id {broker} (its connection was lost before the sync)"))),
+            };
+            if let Err(e) = answered {
                 self.conns.remove(&broker);
                 return Err(e);
             }

@@ -55,7 +55,7 @@ fn a_produce_the_broker_closes_names_the_likely_causes() {
     let b = broker(BrokerOptions::default().set("max.socket.request.bytes", 64));
     let out = kwire_output(&["--broker", &b.address(), "produce", "--topic", "t"], &[b'y'; 500]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "a request over max.socket.request.bytes was taken");
+    assert!(!out.status.success(), "a request over max.socket.request.bytes was taken: {err}; broker: {}", b.stderr());
     assert!(err.contains("likely causes") && err.contains("max.socket.request.bytes"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
