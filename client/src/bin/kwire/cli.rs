@@ -166,13 +166,18 @@ pub fn parse_start(s: &str) -> Result<StartOffset, String> {
     }
 }
 
+/// An `i32` of at least `min`; `out_of_range` words the error for a value below it.
+fn parse_at_least(s: &str, min: i32, noun: &str, out_of_range: impl Fn(i64) -> String) -> Result<i32, String> {
+    match s.parse::<i64>() {
+        Ok(v) if (i64::from(min)..=i64::from(i32::MAX)).contains(&v) => Ok(v as i32),
+        Ok(v) => Err(out_of_range(v)),
+        Err(_) => Err(format!("expected {noun}, not {s:?}")),
+    }
+}
+
 /// A partition number: 0 or more.
 pub fn parse_partition(s: &str) -> Result<i32, String> {
-    match s.parse::<i64>() {
-        Ok(v) if (0..=i64::from(i32::MAX)).contains(&v) => Ok(v as i32),
-        Ok(v) => Err(format!("partition {v} is out of range 0..={}", i32::MAX)),
-        Err(_) => Err(format!("expected a partition number, not {s:?}")),
-    }
+    parse_at_least(s, 0, "a partition number", |v| format!("partition {v} is out of range 0..={}", i32::MAX))
 }
 
 /// `produce --partition`: a partition number, or 0.7's −1 (the broker picks one at random).
@@ -185,11 +190,7 @@ pub fn parse_produce_partition(s: &str) -> Result<i32, String> {
 
 /// `topics create --partitions`: 1 or more.
 pub fn parse_partition_count(s: &str) -> Result<i32, String> {
-    match s.parse::<i64>() {
-        Ok(v) if (1..=i64::from(i32::MAX)).contains(&v) => Ok(v as i32),
-        Ok(v) => Err(format!("a topic needs 1 to {} partitions, not {v}", i32::MAX)),
-        Err(_) => Err(format!("expected a number of partitions, not {s:?}")),
-    }
+    parse_at_least(s, 1, "a number of partitions", |v| format!("a topic needs 1 to {} partitions, not {v}", i32::MAX))
 }
 
 pub fn parse_time(s: &str) -> Result<i64, String> {
