@@ -44,6 +44,8 @@ pub struct Loaded {
     pub retired: Vec<Retired>,
     /// Legacy allowances the schemas relied on (empty under `strict`).
     pub warnings: Vec<SchemaWarning>,
+    /// How many schema files each folder held, in the order given.
+    pub files_per_dir: Vec<usize>,
 }
 
 /// Loads one file, also returning its identity for the cross-file rules when it is readable.
@@ -99,8 +101,12 @@ pub fn load_schemas<P: AsRef<Path>>(dirs: &[P], strict: bool) -> Result<Loaded, 
     for dir in dirs {
         let dir = dir.as_ref();
         let files = match schema_files(dir) {
-            Ok(files) => files,
+            Ok(files) => {
+                loaded.files_per_dir.push(files.len());
+                files
+            }
             Err(e) => {
+                loaded.files_per_dir.push(0);
                 errors.push(SchemaError::new(
                     dir.display().to_string(),
                     "$",
