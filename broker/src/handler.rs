@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use kafka_wire_runtime::legacy::{
-    validate_topic, validate_topic_dirs, ErrorCode, FetchRequest, OffsetsRequest, OffsetsResponse, ProduceRequest,
+    validate_new_topic, validate_topic, ErrorCode, FetchRequest, OffsetsRequest, OffsetsResponse, ProduceRequest,
     Request,
 };
 use kafka_wire_runtime::log::{FileSlice, FlushPoint, LogError};
@@ -137,9 +137,9 @@ pub fn handle(state: &Arc<BrokerState>, request: &Request, nonblocking: bool) ->
 /// can cause (a name too long for the filesystem, too many partitions or open files) closes
 /// that connection, as 0.7 does for other bad requests.
 fn produce(state: &Arc<BrokerState>, p: &ProduceRequest, budget: &mut usize) -> Result<Option<FlushPoint>, String> {
-    validate_topic(&p.topic, state.max_topic_name_length()).map_err(|e| format!("produce: invalid topic name: {e}"))?;
     let count = state.partition_count(&p.topic);
-    validate_topic_dirs(&p.topic, count).map_err(|e| format!("produce: invalid topic name: {e}"))?;
+    validate_new_topic(&p.topic, state.max_topic_name_length(), count)
+        .map_err(|e| format!("produce: invalid topic name: {e}"))?;
     let partition = match p.partition {
         -1 => fastrand::i32(0..count),
         n if n < 0 || n >= count => {

@@ -39,5 +39,8 @@ pub use request::{
     FetchRequest, OffsetsRequest, ProduceRequest, Request, RequestType, OFFSETS_EARLIEST, OFFSETS_LATEST,
 };
 pub use response::{FetchResponse, MultiFetchResponse, OffsetsResponse};
-pub use topic::{validate_topic, validate_topic_dirs, TopicError, DEFAULT_MAX_TOPIC_NAME_LENGTH, MAX_DIR_NAME_BYTES};
+pub use topic::{
+    validate_new_topic, validate_topic, validate_topic_dirs, TopicError, DEFAULT_MAX_TOPIC_NAME_LENGTH,
+    MAX_DIR_NAME_BYTES,
+};
 pub use versioned::{VersionedRequest, VersionedResponse};

@@ -64,6 +64,13 @@ pub fn validate_topic(name: &str, max_len: usize) -> Result<(), TopicError> {
     Ok(())
 }
 
+/// Validates a topic that logs are to be created for: 0.7.2's rules ([`validate_topic`]) and
+/// every one of its `partitions` directories fitting in a file name ([`validate_topic_dirs`]).
+pub fn validate_new_topic(name: &str, max_len: usize, partitions: i32) -> Result<(), TopicError> {
+    validate_topic(name, max_len)?;
+    validate_topic_dirs(name, partitions)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

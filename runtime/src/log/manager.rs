@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use std::time::SystemTime;
 
 use crate::legacy::{
-    validate_message_set_within, validate_topic, validate_topic_dirs, DEFAULT_MAX_TOPIC_NAME_LENGTH, OFFSETS_EARLIEST,
+    validate_message_set_within, validate_new_topic, validate_topic, DEFAULT_MAX_TOPIC_NAME_LENGTH, OFFSETS_EARLIEST,
     OFFSETS_LATEST,
 };
 use crate::log::config::{LogConfig, TopicOverrides};
@@ -223,11 +223,10 @@ impl LogManager {
     }
 
     fn check_name(&self, topic: &str, partition: i32) -> Result<(), LogError> {
-        validate_topic(topic, self.max_topic_len)?;
         if partition < 0 {
             return Err(LogError::InvalidPartition(partition));
         }
-        validate_topic_dirs(topic, partition.saturating_add(1))?;
+        validate_new_topic(topic, self.max_topic_len, partition.saturating_add(1))?;
         Ok(())
     }
 
@@ -288,17 +287,17 @@ impl LogManager {
     /// (group commit). When it asks, the returned [`FlushPoint`] says what must be flushed: the
     /// background flusher (if started) is already on it, and [`LogManager::flush_to`] waits
     /// for it. Until then the appended data must not be reported as flushed.
+    ///
+    /// The set is validated (decompressing its wrappers) without holding the partition's lock,
+    /// so a set that takes seconds to check never holds up the partition's fetches and offsets.
     pub fn append_deferred(&self, topic: &str, partition: i32, set: &[u8]) -> Result<DeferredAppend, LogError> {
-        let handle = self.get_or_create(topic, partition)?;
-        let now = self.now();
-        let (info, flush_due) = lock(&handle).append_deferred(set, now)?;
-        Ok(self.deferred(handle, info, flush_due))
+        let mut unlimited = usize::MAX;
+        self.append_deferred_within(topic, partition, set, &mut unlimited)
     }
 
-    /// [`LogManager::append_deferred`] for a broker: the set is validated (decompressing its
-    /// wrappers, within `request_budget`, shared by every set of one request) before the
-    /// partition's lock is taken, so a set that takes seconds to check never holds up the
-    /// partition's fetches and offsets. Like 0.7, the log is created even if the set is refused.
+    /// [`LogManager::append_deferred`] within a decompression budget shared by every set of
+    /// one request (a broker's MULTIPRODUCE). Like 0.7, the log is created even if the set is
+    /// refused.
     pub fn append_deferred_within(
         &self,
         topic: &str,
@@ -307,10 +306,12 @@ impl LogManager {
         request_budget: &mut usize,
     ) -> Result<DeferredAppend, LogError> {
         let handle = self.get_or_create(topic, partition)?;
-        let config = self.config_for(topic);
-        let base = lock(&handle).written_end();
-        let summary =
-            validate_message_set_within(set, base, config.max_message_size, &config.decode_limits, request_budget)?;
+        // The partition's own limits and end (for error offsets), read in one brief lock.
+        let (base, max_message_size, limits) = {
+            let log = lock(&handle);
+            (log.written_end(), log.config().max_message_size, log.config().decode_limits)
+        };
+        let summary = validate_message_set_within(set, base, max_message_size, &limits, request_budget)?;
         let now = self.now();
         let (info, flush_due) = lock(&handle).append_validated(set, &summary, now)?;
         Ok(self.deferred(handle, info, flush_due))

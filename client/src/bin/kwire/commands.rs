@@ -8,7 +8,7 @@ use kafka_wire_client::group::{GroupConfig, GroupConsumer, OffsetReset};
 use kafka_wire_client::producer::{Discovery, Producer, ProducerConfig, Record};
 use kafka_wire_client::zk::ZkCluster;
 use kafka_wire_client::{BrokerConnection, ClientError, ReceiveBuffer};
-use kafka_wire_runtime::legacy::{validate_topic, validate_topic_dirs, ErrorCode, DEFAULT_MAX_TOPIC_NAME_LENGTH};
+use kafka_wire_runtime::legacy::{validate_new_topic, ErrorCode, DEFAULT_MAX_TOPIC_NAME_LENGTH};
 
 use crate::cli::{Cli, Cluster, Command, ConsumeArgs, OffsetsArgs, ProduceArgs, TopicsCommand};
 use crate::progress::Progress;
@@ -66,8 +66,7 @@ pub async fn single_broker(cluster: &Cluster, topic: &str, partition: i32) -> Cm
 /// A topic name a 0.7 broker would refuse (closing the connection, since PRODUCE has no
 /// answer), caught before anything is sent.
 pub fn check_topic_name(topic: &str) -> CmdResult {
-    validate_topic(topic, DEFAULT_MAX_TOPIC_NAME_LENGTH)
-        .and_then(|()| validate_topic_dirs(topic, 1))
+    validate_new_topic(topic, DEFAULT_MAX_TOPIC_NAME_LENGTH, 1)
         .map_err(|e| format!("invalid topic name {topic:?}: {e}").into())
 }
 
