@@ -494,6 +494,7 @@ fn group_suffix() -> &'static str {
 /// CPU time of the calling thread; criterion runs every iteration on the main thread.
 struct ThreadCpuTime(WallTime);
 
+#[allow(unsafe_code)]
 fn thread_cpu_time() -> Duration {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes one timespec through a valid, exclusive pointer.

@@ -13,9 +13,9 @@ use kafka_protocol::records::{
     Compression as KpCompression, Record as KpRecord, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions,
     TimestampType as KpTimestampType,
 };
-use kafka_wire_runtime::records::{Compression, Records};
+use kafka_wire_records::{Compression, Records, RecordsExt};
 
-#[path = "../../runtime/benches/common/records_workload.rs"]
+#[path = "../../records/benches/common/records_workload.rs"]
 mod workload;
 use workload::{
     bench_memcpy_crc32c_floor, build as ours_encode, decode_all as ours_decode, decode_views, values, RECORDS,

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use bytes::BytesMut;
 use kafka_wire_generated::modify_topic_response::{ListedTopic, TopicConfig as ConfigEntry};
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
-use kafka_wire_runtime::legacy::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
+use kafka_wire_legacy::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
 use kafka_wire_runtime::{Decode, Encode, StrBytes};
 use tracing::{info, warn};
 
@@ -432,7 +432,7 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kafka_wire_runtime::log::LogManager;
+    use kafka_wire_legacy::log::LogManager;
     use proptest::prelude::*;
 
     use crate::topic_settings::BrokerDefaults;
@@ -497,7 +497,7 @@ mod tests {
 
     /// The state a request may change: topics, their configurations, the stored file.
     fn snapshot(state: &BrokerState, dir: &std::path::Path) -> impl PartialEq + std::fmt::Debug {
-        let file = std::fs::read(crate::config_file::path_in(dir)).ok();
+        let file = std::fs::read(config_file::path_in(dir)).ok();
         let counts: Vec<i32> = state.topics().iter().map(|t| state.partition_count(t)).collect();
         (state.topics(), counts, state.topic_configs(), file)
     }
@@ -524,11 +524,11 @@ mod tests {
                 let before = snapshot(&state, dir.path());
                 let (_, resp) = answer(&state, VERSION, body.to_vec());
                 // The store always loads: a broker restarted now would start.
-                crate::config_file::load(dir.path()).unwrap();
+                config_file::load(dir.path()).unwrap();
                 if resp.error_code != codes::NONE {
                     prop_assert_eq!(snapshot(&state, dir.path()), before, "{} {:?} {:?}: {:?}", op, topic, props, resp);
                 } else {
-                    let stored = crate::config_file::load(dir.path()).unwrap();
+                    let stored = config_file::load(dir.path()).unwrap();
                     prop_assert_eq!(stored, state.topic_configs());
                 }
             }
@@ -561,7 +561,7 @@ mod tests {
         assert_eq!(names, crate::topic_settings::PROPERTIES);
         let overridden: Vec<&str> = resp.configs.iter().filter(|c| c.is_override).map(|c| c.name.as_str()).collect();
         assert_eq!(overridden, ["partitions", "flush.ms"]);
-        let stored = crate::config_file::load(dir.path()).unwrap();
+        let stored = config_file::load(dir.path()).unwrap();
         assert_eq!(stored["t"].as_map().get("flush.ms").map(String::as_str), Some("7"));
     }
 }

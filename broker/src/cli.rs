@@ -110,7 +110,7 @@ mod tests {
             .broker_config()
             .unwrap();
         assert_eq!((c.broker_id, c.port, c.num_partitions), (7, 3333, 4));
-        assert_eq!(c.log_dir, std::path::PathBuf::from("/from/file"));
+        assert_eq!(c.log_dir, PathBuf::from("/from/file"));
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kafka_wire_runtime::legacy::{DecodeLimits, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_TOPIC_NAME_LENGTH};
-use kafka_wire_runtime::log::{LogConfig, TopicOverrides, Visibility};
+use kafka_wire_legacy::log::{LogConfig, TopicOverrides, Visibility};
+use kafka_wire_legacy::{DecodeLimits, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_TOPIC_NAME_LENGTH};
 
 use crate::properties::{Properties, Source};
 

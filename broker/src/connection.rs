@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use kafka_wire_runtime::legacy::{FrameDecoder, RecvBuffer, Request};
-use kafka_wire_runtime::log::FlushPoint;
+use kafka_wire_legacy::log::FlushPoint;
+use kafka_wire_legacy::{FrameDecoder, RecvBuffer, Request};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;

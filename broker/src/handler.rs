@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use kafka_wire_runtime::legacy::{
+use kafka_wire_legacy::log::{FileSlice, FlushPoint, LogError};
+use kafka_wire_legacy::{
     validate_new_topic, validate_topic, ErrorCode, FetchRequest, OffsetsRequest, OffsetsResponse, ProduceRequest,
     Request,
 };
-use kafka_wire_runtime::log::{FileSlice, FlushPoint, LogError};
 use tracing::{debug, warn};
 
 use crate::state::BrokerState;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use kafka_wire_runtime::legacy::{FetchResponse, MultiFetchResponse, Request};
+use kafka_wire_legacy::{FetchResponse, MultiFetchResponse, Request};
 use tokio::net::TcpStream;
 
 use crate::handler::{handle, FetchAnswer, Outcome};

@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::Arc;
 use std::time::Duration;
 
-use kafka_wire_runtime::log::{LogError, LogManager};
+use kafka_wire_legacy::log::{LogError, LogManager};
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -319,7 +319,7 @@ async fn accept_loop(
     let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
-            _ = crate::zk::stopped(&mut shutdown) => break,
+            _ = zk::stopped(&mut shutdown) => break,
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
             r = listener.accept() => r,
         };
@@ -363,7 +363,7 @@ async fn accept_loop(
 async fn flush_task(state: Arc<BrokerState>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
     loop {
         tokio::select! {
-            _ = crate::zk::stopped(&mut shutdown) => return,
+            _ = zk::stopped(&mut shutdown) => return,
             _ = tokio::time::sleep(interval) => {}
         }
         let (errors, dropped) = state.logs().take_flush_errors();
@@ -392,7 +392,7 @@ async fn cleanup_task(
     let mut wait = delay;
     loop {
         tokio::select! {
-            _ = crate::zk::stopped(&mut shutdown) => return,
+            _ = zk::stopped(&mut shutdown) => return,
             _ = tokio::time::sleep(wait) => {}
         }
         wait = interval;

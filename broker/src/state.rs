@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use kafka_wire_runtime::log::{LogError, LogManager, TopicOverrides};
+use kafka_wire_legacy::log::{LogError, LogManager, TopicOverrides};
 use tokio::sync::{mpsc, watch};
 
 use crate::topic_settings::{BrokerDefaults, Overrides};

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use kafka_wire_runtime::log::{LogConfig, TopicOverrides};
+use kafka_wire_legacy::log::{LogConfig, TopicOverrides};
 
 /// Every topic-level property, in the order `describe` lists them.
 pub const PROPERTIES: [&str; 8] = [

@@ -8,7 +8,7 @@
 use std::io;
 use std::time::Duration;
 
-use kafka_wire_runtime::log::FileSlice;
+use kafka_wire_legacy::log::FileSlice;
 use tokio::io::Interest;
 use tokio::net::TcpStream;
 

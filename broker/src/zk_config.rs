@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kafka_wire_generated::modify_topic_response::TopicConfig as ConfigEntry;
-use kafka_wire_runtime::zk::{ConfigChange, TopicConfig, TopicName, CONFIG_CHANGE_PREFIX};
+use kafka_wire_zk::{ConfigChange, TopicConfig, TopicName, CONFIG_CHANGE_PREFIX};
 use tracing::{debug, info, warn};
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError, MultiWriteError, OneshotWatcher};
 

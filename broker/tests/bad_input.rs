@@ -2,7 +2,7 @@
 //! answered with an error code), the broker stays up, a healthy connection opened at the start
 //! keeps working throughout, and nothing is written outside the log dir.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

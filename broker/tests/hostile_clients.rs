@@ -7,7 +7,7 @@
 //! `KWIRE_BROKER_BIN` runs these against another build of `kwire-broker` (to measure before
 //! and after a change).
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

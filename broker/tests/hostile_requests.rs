@@ -2,7 +2,7 @@
 //! fit on disk, auto-created topics exhausting file descriptors, refused creates leaving state
 //! behind, and two brokers on one log dir. Each test failed before its fix.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! (`ulimit -f 1`, with SIGXFSZ ignored), so the kernel refuses the write that would grow the
 //! segment past it (EFBIG). The restart runs without the limit.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Round trips against a live `kwire-broker` process: 0.7 semantics of every request type,
 //! segment rolls, OFFSETS, restarts.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use common::*;
 
@@ -56,7 +56,7 @@ fn magic_0_and_1_mixed_are_kept_exactly_and_offsets_advance_by_bytes() {
 
 #[test]
 fn compressed_wrappers_round_trip_and_decode_deep() {
-    use kafka_wire_runtime::legacy::{message::put_compressed_set, Codec, DeepIter};
+    use kafka_wire_legacy::{message::put_compressed_set, Codec, DeepIter};
     let b = broker(BrokerOptions::default());
     let mut c = Conn::connect(b.addr());
     let mut set = Vec::new();

@@ -5,7 +5,7 @@
 //! "Changing a broker default" means restarting a broker with another value in its
 //! server.properties / flags: only overrides are stored, so topics without an override follow.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -320,7 +320,7 @@ fn zookeeper_topics_are_configured_live_on_every_broker() {
         assert!(paths.contains(&p), "{p} in {paths:?}");
     }
     assert!(paths.iter().filter(|p| p.starts_with("/config/changes/config_change_")).count() >= 4, "{paths:?}");
-    let req = client_admin::request("DESCRIBE", "pinned", &[]);
+    let req = request("DESCRIBE", "pinned", &[]);
     let r = rt.block_on(client_admin::modify_topic_via_zookeeper(&client, &req, Duration::from_secs(30))).unwrap();
     ok(&r);
     let table = client_admin::describe_table(&r);

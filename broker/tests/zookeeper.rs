@@ -3,7 +3,7 @@
 //! refusal of a second live broker with the same id, restart after `kill -9` (also under another
 //! name for the same address).
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::time::{Duration, Instant};
 

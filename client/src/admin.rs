@@ -15,9 +15,9 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use kafka_wire_generated::modify_topic_request::TopicProperty;
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
-use kafka_wire_runtime::legacy::{Request, VersionedRequest, VersionedResponse};
-use kafka_wire_runtime::zk::{self, BrokerNode, TypedValue, ZkDataError};
+use kafka_wire_legacy::{Request, VersionedRequest, VersionedResponse};
 use kafka_wire_runtime::{Decode, Encode, StrBytes};
+use kafka_wire_zk::{BrokerNode, TypedValue, ZkDataError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -123,7 +123,7 @@ pub async fn broker_addresses(client: &zookeeper_client::Client) -> Result<Vec<S
     for id in ids {
         let path = format!("/brokers/ids/{id}");
         let Ok((data, _)) = client.get_data(&path).await else { continue };
-        match zk::parse(&path, &data) {
+        match kafka_wire_zk::parse(&path, &data) {
             Ok(TypedValue::Broker(BrokerNode::Legacy(b))) => out.push(format!("{}:{}", b.host, b.port)),
             Ok(TypedValue::Broker(BrokerNode::Registration(b))) => out.push(format!("{}:{}", b.host, b.port)),
             _ => {}
@@ -183,7 +183,7 @@ pub async fn walk(client: &zookeeper_client::Client) -> Result<Vec<WalkedNode>, 
         };
         // `/config` itself is a plain parent that seed 003 does not list.
         if path != "/config" {
-            out.push(WalkedNode { result: zk::parse(&path, &data), path: path.clone() });
+            out.push(WalkedNode { result: kafka_wire_zk::parse(&path, &data), path: path.clone() });
         }
         let mut children = match client.list_children(&path).await {
             Ok(c) => c,

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use kafka_wire_runtime::legacy::{
+use kafka_wire_legacy::{
     ErrorCode, FetchRequest, FetchResponse, LegacyError, MultiFetchResponse, OffsetsRequest, OffsetsResponse,
     ProduceRequest, RecvBuffer, Request,
 };
@@ -502,7 +502,7 @@ mod tests {
         }
         for body in &bodies {
             let answer = conn.receive_fetch().await.unwrap();
-            assert_eq!(answer.error, kafka_wire_runtime::legacy::ErrorCode::NoError);
+            assert_eq!(answer.error, ErrorCode::NoError);
             assert_eq!(answer.messages.len(), body.len());
             assert!(answer.messages[..] == body[..]);
         }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use kafka_wire_runtime::legacy::{
+use kafka_wire_legacy::{
     complete_bytes, valid_bytes, ErrorCode, FetchRequest, FetchResponse, LegacyError, OFFSETS_EARLIEST, OFFSETS_LATEST,
 };
 
@@ -471,8 +471,8 @@ impl SimpleConsumer {
 mod tests {
     use super::*;
     use bytes::BytesMut;
-    use kafka_wire_runtime::legacy::message::put_message_set;
-    use kafka_wire_runtime::legacy::{Magic, Request};
+    use kafka_wire_legacy::message::put_message_set;
+    use kafka_wire_legacy::{Magic, Request};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
     use tokio::sync::mpsc;

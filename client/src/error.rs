@@ -1,6 +1,6 @@
 //! The client's error type: every variant says what was being done and with whom.
 
-use kafka_wire_runtime::legacy::{ErrorCode, LegacyError};
+use kafka_wire_legacy::{ErrorCode, LegacyError};
 
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
 

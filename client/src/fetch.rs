@@ -4,7 +4,7 @@
 //! enough bytes to hold it.
 
 use bytes::Bytes;
-use kafka_wire_runtime::legacy::{DeepIter, LegacyError};
+use kafka_wire_legacy::{DeepIter, LegacyError};
 
 /// 0.7 consumer default `fetch.size`.
 pub const DEFAULT_FETCH_SIZE: usize = 1_048_576;
@@ -113,8 +113,8 @@ impl FetchSize {
 mod tests {
     use super::*;
     use bytes::BytesMut;
-    use kafka_wire_runtime::legacy::message::{put_compressed_set, put_message_set};
-    use kafka_wire_runtime::legacy::{Codec, Magic};
+    use kafka_wire_legacy::message::{put_compressed_set, put_message_set};
+    use kafka_wire_legacy::{Codec, Magic};
 
     #[test]
     fn growth_doubles_then_fits_and_stops_at_max() {

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kafka_wire_runtime::legacy::{OFFSETS_EARLIEST, OFFSETS_LATEST};
+use kafka_wire_legacy::{OFFSETS_EARLIEST, OFFSETS_LATEST};
 use tokio::task::JoinHandle;
 use zookeeper_client::{Client, EventType, OneshotWatcher};
 

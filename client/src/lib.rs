@@ -44,7 +44,7 @@ pub use connection::{BrokerConnection, ReceiveBuffer};
 pub use consumer::{ConsumedMessage, SimpleConsumer};
 pub use error::{ClientError, Result};
 pub use group::{GroupConfig, GroupConsumer, OffsetReset};
-pub use kafka_wire_runtime::legacy::{Codec, ErrorCode, Magic};
+pub use kafka_wire_legacy::{Codec, ErrorCode, Magic};
 pub use partitioner::Partitioner;
 pub use producer::{Discovery, Producer, ProducerConfig, ProducerStats, Record};
 pub use zk::ZkCluster;

@@ -1,7 +1,7 @@
 //! The `kwire` CLI against the real `kwire-broker` binary: every message format and codec,
 //! across a broker restart and segment rolls; OFFSETS after rolls; one-line errors.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! gives them meaning, `topics` against a standalone broker, and progress and summaries for
 //! long commands (on a terminal, and at SIGINT).
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! assignment, one leaving and the other taking everything, committed offsets surviving a
 //! restart, the CLI's `--group` and `topics`, and a bounded load test.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -6,7 +6,7 @@
 //! the consumer's session (same id and password) and closes it, so the server ends the
 //! session and deletes its ephemeral nodes.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! MULTIFETCH over several partitions with a small fetch size, fetch-size growth for a message
 //! larger than the fetch size, and OFFSETS.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! only that every pass reads exactly what was produced and that the report carries the
 //! ceilings and ratios the benchmark script reads.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use common::{broker, kwire, BrokerOptions};
 

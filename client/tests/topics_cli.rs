@@ -1,7 +1,7 @@
 //! `kwire topics create|alter|describe|delete` and `kwire zk dump|check` against the real
 //! `kwire-broker` binary, standalone and with a real ZooKeeper.
 
-mod common;
+use kafka_wire_test_support as common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -102,7 +102,7 @@ fn standalone_bad_input_is_one_line_and_changes_nothing() {
 
 #[test]
 fn no_broker_is_one_line() {
-    let port = common::harness::free_port().expect("free port");
+    let port = common::free_port().expect("free port");
     assert_refused(&["--broker", &format!("127.0.0.1:{port}"), "topics", "describe", "t"], "127.0.0.1");
 }
 

@@ -240,7 +240,7 @@ mod tests {
         let text = r#"{"about": "see http://x/*y*/ and \"//quoted\" \\"} // tail"#;
         let s = strip_comments(text).unwrap();
         assert!(s.starts_with(r#"{"about": "see http://x/*y*/ and \"//quoted\" \\"}"#));
-        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        let v: Value = serde_json::from_str(&s).unwrap();
         assert_eq!(v["about"], r#"see http://x/*y*/ and "//quoted" \"#);
     }
 

@@ -125,7 +125,7 @@ fn de_opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Err
     struct TextVisitor;
     impl<'de> Visitor<'de> for TextVisitor {
         type Value = Option<String>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a string, number or boolean")
         }
         fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
@@ -161,7 +161,7 @@ fn de_opt_flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error
     struct FlagVisitor;
     impl<'de> Visitor<'de> for FlagVisitor {
         type Value = Option<bool>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("true or false")
         }
         fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
@@ -189,7 +189,7 @@ fn de_opt_tag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> 
     struct TagVisitor;
     impl<'de> Visitor<'de> for TagVisitor {
         type Value = Option<i64>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("an integer tag (number or numeric string)")
         }
         fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {

@@ -1,13 +1,12 @@
 //! Runtime for kafka-wire: the wire primitives and traits that generated Kafka messages call,
-//! record formats, and a hand-written implementation of Kafka 0.7's legacy protocol and log.
+//! and nothing else. Record batches and their codecs are `kafka-wire-records`; Kafka 0.7's
+//! protocol and log are `kafka-wire-legacy`; ZooKeeper data is `kafka-wire-zk`.
 // No unsafe code except one audited line: `StrBytes::as_str` skips re-checking UTF-8 that its
 // constructors already checked.
 #![deny(unsafe_code)]
 
 pub mod error;
 pub mod fixed_array;
-pub mod legacy;
-pub mod log;
 pub mod records;
 pub mod str_bytes;
 pub mod tagged;
@@ -15,7 +14,6 @@ pub mod traits;
 pub mod version;
 pub mod wire;
 pub mod writer;
-pub mod zk;
 
 #[doc(hidden)]
 pub mod __codegen;

@@ -15,6 +15,7 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 static MEASURING: Mutex<()> = Mutex::new(());
 
 // SAFETY: forwards to the system allocator unchanged; only counts bytes.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();

@@ -10,7 +10,6 @@ use kafka_wire_runtime::Message;
 
 pub mod alloc;
 pub mod sample;
-pub mod zookeeper;
 
 /// Generated code for Kafka's `test/` schemas and each `extra/<component>/` folder.
 pub mod corpus {

@@ -5,7 +5,8 @@ use bytes::BytesMut;
 use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
 use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kafka_wire::messages::{FetchResponse, ProduceRequest};
-use kafka_wire_runtime::records::{BatchBuilder, BatchOptions, Compression, Header};
+use kafka_wire_records::RecordsExt;
+use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, Header};
 use kafka_wire_runtime::{Decode, Encode, Records};
 
 fn batch(base_offset: i64, compression: Compression, values: &[&str]) -> bytes::Bytes {

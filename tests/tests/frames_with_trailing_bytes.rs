@@ -58,7 +58,7 @@ fn a_well_formed_frame_has_no_trailing_bytes() {
 
 #[test]
 fn responses_have_the_same_two_modes() {
-    let response = kafka_wire::messages::ResponseFrame {
+    let response = ResponseFrame {
         header: Default::default(),
         body: kafka_wire::messages::ResponseKind::Metadata(Default::default()),
     };

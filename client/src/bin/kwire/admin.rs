@@ -5,7 +5,7 @@ use std::time::Duration;
 use kafka_wire_client::admin::{self, WalkedNode};
 use kafka_wire_client::zk::ZkCluster;
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
-use kafka_wire_runtime::zk::TypedValue;
+use kafka_wire_zk::TypedValue;
 
 use crate::cli::{Cluster, TopicAlterArgs, TopicCreateArgs, TopicsCommand, ZkCommand};
 use crate::commands::{CmdResult, DEFAULT_BROKER};

@@ -242,7 +242,7 @@ pub struct ConsumeArgs {
     /// `kwire offsets`). With --group it is the autooffset.reset used when the group has no
     /// committed offset.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_start, default_value = "earliest")]
-    pub offset: kafka_wire_client::consumer::StartOffset,
+    pub offset: StartOffset,
     /// Stop after this many messages.
     #[arg(long)]
     pub max_messages: Option<u64>,
@@ -338,7 +338,7 @@ pub struct PerfConsumeArgs {
     #[arg(long)]
     pub messages: Option<u64>,
     #[arg(long, value_parser = parse_start, default_value = "earliest")]
-    pub offset: kafka_wire_client::consumer::StartOffset,
+    pub offset: StartOffset,
     #[arg(long, default_value_t = 1_048_576)]
     pub fetch_size: usize,
     /// Passes over the same messages, each followed by the loopback ceiling; medians are

@@ -8,7 +8,7 @@ use kafka_wire_client::group::{GroupConfig, GroupConsumer, OffsetReset};
 use kafka_wire_client::producer::{Discovery, Producer, ProducerConfig, Record};
 use kafka_wire_client::zk::ZkCluster;
 use kafka_wire_client::{BrokerConnection, ClientError, ReceiveBuffer};
-use kafka_wire_runtime::legacy::{validate_new_topic, ErrorCode, DEFAULT_MAX_TOPIC_NAME_LENGTH};
+use kafka_wire_legacy::{validate_new_topic, ErrorCode, DEFAULT_MAX_TOPIC_NAME_LENGTH};
 
 use crate::cli::{Cli, Cluster, Command, ConsumeArgs, OffsetsArgs, ProduceArgs, TopicsCommand};
 use crate::progress::Progress;

@@ -1,0 +1,159 @@
+//! The compression codecs Kafka uses for record data, with bounded decompression.
+//!
+//! Decompression never produces more than a caller-chosen number of bytes, so a small batch
+//! cannot expand into an unbounded allocation (a "decompression bomb").
+
+//!
+//! Each codec is a cargo feature (`gzip`, `snappy`, `lz4`, `zstd`; all on by default). Without
+//! its feature a codec is still recognised in batch attributes, and using it is an error
+//! ([`BuildError::CodecNotBuilt`], [`RecordsErrorKind::CodecNotBuilt`]).
+
+#[cfg(any(feature = "gzip", feature = "lz4", feature = "zstd"))]
+mod bounded;
+#[cfg(feature = "gzip")]
+mod gzip;
+#[cfg(feature = "lz4")]
+mod lz4;
+#[cfg(feature = "snappy")]
+mod snappy;
+mod xxhash32;
+#[cfg(feature = "zstd")]
+mod zstd;
+
+use std::fmt;
+
+use super::error::{BuildError, RecordsErrorKind};
+
+pub use xxhash32::xxh32;
+
+/// Default ceiling on the decompressed size of one batch: 64 MiB, well above Kafka's default
+/// `message.max.bytes` (1 MiB) and `max.message.bytes` settings but far below what a bomb
+/// would reach.
+pub const DEFAULT_MAX_DECOMPRESSED_SIZE: usize = 64 * 1024 * 1024;
+
+/// A record compression codec, numbered as in the batch attributes (bits 0-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Compression {
+    /// No compression.
+    #[default]
+    None,
+    /// gzip (RFC 1952), as `java.util.zip.GZIPOutputStream` writes it.
+    Gzip,
+    /// Snappy in xerial framing (read: also a bare snappy block).
+    Snappy,
+    /// LZ4 frame format.
+    Lz4,
+    /// Zstandard (magic 2 only).
+    Zstd,
+}
+
+impl Compression {
+    /// Every codec, in attribute order.
+    pub const ALL: [Compression; 5] =
+        [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd];
+
+    /// The codec for attribute bits 0-2, if the id names one.
+    pub fn from_id(id: u8) -> Option<Compression> {
+        match id {
+            0 => Some(Compression::None),
+            1 => Some(Compression::Gzip),
+            2 => Some(Compression::Snappy),
+            3 => Some(Compression::Lz4),
+            4 => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+
+    /// The codec's id in the attribute bits.
+    pub fn id(self) -> u8 {
+        match self {
+            Compression::None => 0,
+            Compression::Gzip => 1,
+            Compression::Snappy => 2,
+            Compression::Lz4 => 3,
+            Compression::Zstd => 4,
+        }
+    }
+
+    /// Whether a batch of this magic may use the codec (zstd arrived with magic 2).
+    pub fn allowed_for_magic(self, magic: i8) -> bool {
+        match self {
+            Compression::Zstd => magic >= 2,
+            _ => (0..=2).contains(&magic),
+        }
+    }
+
+    /// Whether this build can compress and decompress with the codec (its cargo feature is on).
+    pub fn is_built(self) -> bool {
+        match self {
+            Compression::None => true,
+            Compression::Gzip => cfg!(feature = "gzip"),
+            Compression::Snappy => cfg!(feature = "snappy"),
+            Compression::Lz4 => cfg!(feature = "lz4"),
+            Compression::Zstd => cfg!(feature = "zstd"),
+        }
+    }
+
+    /// Kafka's name for the codec (`compression.type`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Snappy => "snappy",
+            Compression::Lz4 => "lz4",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Compresses `data` as Kafka's clients do for a batch of the given magic.
+///
+/// Magic 0 with lz4 gets the broken frame header checksum that Kafka before 0.10 wrote and
+/// still expects for magic 0.
+pub fn compress(codec: Compression, magic: i8, data: &[u8]) -> Result<Vec<u8>, BuildError> {
+    let _ = magic; // only lz4 looks at it
+    match codec {
+        Compression::None => Ok(data.to_vec()),
+        #[cfg(feature = "gzip")]
+        Compression::Gzip => gzip::compress(data),
+        #[cfg(feature = "snappy")]
+        Compression::Snappy => Ok(snappy::compress_xerial(data)),
+        #[cfg(feature = "lz4")]
+        Compression::Lz4 => lz4::compress(data, magic == 0),
+        #[cfg(feature = "zstd")]
+        Compression::Zstd => zstd::compress(data),
+        #[allow(unreachable_patterns)]
+        _ => Err(BuildError::CodecNotBuilt(codec)),
+    }
+}
+
+/// Decompresses `data`, refusing to produce more than `limit` bytes.
+///
+/// For lz4 with magic 0 a frame header checksum computed the broken pre-0.10 way is accepted.
+pub fn decompress(codec: Compression, magic: i8, data: &[u8], limit: usize) -> Result<Vec<u8>, RecordsErrorKind> {
+    let _ = magic; // only lz4 looks at it
+    match codec {
+        Compression::None => {
+            if data.len() > limit {
+                return Err(RecordsErrorKind::DecompressedTooLarge { codec, limit });
+            }
+            Ok(data.to_vec())
+        }
+        #[cfg(feature = "gzip")]
+        Compression::Gzip => gzip::decompress(data, limit),
+        #[cfg(feature = "snappy")]
+        Compression::Snappy => snappy::decompress(data, limit),
+        #[cfg(feature = "lz4")]
+        Compression::Lz4 => lz4::decompress(data, limit, magic == 0),
+        #[cfg(feature = "zstd")]
+        Compression::Zstd => zstd::decompress(data, limit),
+        #[allow(unreachable_patterns)]
+        _ => Err(RecordsErrorKind::CodecNotBuilt(codec)),
+    }
+}
