@@ -25,3 +25,8 @@ pub use kafka_wire_runtime::{
 pub mod messages {
     include!(concat!(env!("OUT_DIR"), "/kafka-wire/mod.rs"));
 }
+
+/// The README's code samples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -34,6 +34,7 @@ pub struct Config {
     regenerate: String,
     build_script: bool,
     strict: bool,
+    pretty: bool,
 }
 
 impl Default for Config {
@@ -47,6 +48,7 @@ impl Default for Config {
             regenerate: "kafka-wire-codegen generate".to_string(),
             build_script: false,
             strict: false,
+            pretty: cfg!(feature = "pretty"),
         }
     }
 }
@@ -143,10 +145,18 @@ impl Config {
         self
     }
 
+    /// Whether to format the output with prettyplease (default: on when the `pretty` feature
+    /// is; needs it). Checked-in code should be formatted; a build script's output need not.
+    pub fn pretty(&mut self, pretty: bool) -> &mut Self {
+        self.pretty = pretty;
+        self
+    }
+
     /// Configures for a build script: output in `$OUT_DIR/kafka-wire`, mounted with `include!`,
-    /// and `cargo:rerun-if-changed` printed for every schema folder.
+    /// not formatted, and `cargo:rerun-if-changed` printed for every schema folder.
     pub fn for_build_script(&mut self) -> &mut Self {
         self.build_script = true;
+        self.pretty = false;
         self.layout = IndexLayout::IncludeFromOutDir { subdir: "kafka-wire".to_string() };
         self.regenerate = "build.rs at build time".to_string();
         self
@@ -209,6 +219,7 @@ impl Config {
             &self.runtime_tokens()?,
             &self.layout,
             &self.regenerate,
+            self.pretty,
         )?;
         generated.warnings = loaded.warnings;
         Ok(generated)
@@ -298,7 +309,7 @@ pub fn compile_schemas(dir: impl AsRef<Path>) -> Result<Generated, Error> {
 pub fn render_message(msg: &Message, runtime_path: &str, regenerate: &str) -> Result<String, Error> {
     let config = Config { runtime_path: runtime_path.to_string(), ..Config::default() };
     let header = message_header(&msg.file, regenerate);
-    format_file(&msg.file, &header, emit_message(msg, &config.runtime_tokens()?))
+    format_file(&msg.file, &header, emit_message(msg, &config.runtime_tokens()?), config.pretty)
 }
 
 fn message_header(file: &str, regenerate: &str) -> String {
@@ -311,18 +322,22 @@ fn generate_messages(
     rt: &TokenStream,
     layout: &IndexLayout,
     regenerate: &str,
+    pretty: bool,
 ) -> Result<Generated, Error> {
     let mut files = BTreeMap::new();
     let mut versions = 0usize;
     for m in messages {
-        let text = format_file(&m.file, &message_header(&m.file, regenerate), emit_message(m, rt))?;
+        let text = format_file(&m.file, &message_header(&m.file, regenerate), emit_message(m, rt), pretty)?;
         if files.insert(format!("{}.rs", module_name(&m.name)), text).is_some() {
             return Err(Error::NoSchemas(format!("two schemas generate {}.rs", module_name(&m.name))));
         }
         versions += (m.valid_versions.max - m.valid_versions.min) as usize + 1;
     }
     let header = format!("{GENERATED_BY}; do not edit.\nRegenerate: {regenerate}");
-    files.insert(INDEX_FILE.to_string(), format_file(INDEX_FILE, &header, emit_index(messages, retired, layout, rt))?);
+    files.insert(
+        INDEX_FILE.to_string(),
+        format_file(INDEX_FILE, &header, emit_index(messages, retired, layout, rt), pretty)?,
+    );
     let requests: BTreeSet<i16> =
         messages.iter().filter(|m| m.kind == MessageKind::Request).filter_map(|m| m.api_key).collect();
     let apis = messages
@@ -433,7 +448,7 @@ mod tests {
     #[test]
     fn the_marker_is_how_headers_begin() {
         assert_eq!(HEADER_MARKER, format!("// {GENERATED_BY}"));
-        assert!(format_file("x.rs", &message_header("X.json", "cmd"), quote::quote!())
+        assert!(format_file("x.rs", &message_header("X.json", "cmd"), quote::quote!(), false)
             .unwrap()
             .starts_with(HEADER_MARKER));
     }

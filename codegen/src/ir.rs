@@ -34,6 +34,19 @@ impl Versions {
     }
 }
 
+/// Kafka's own notation, the one formatter for versions in docs and messages: `3`, `0-5`, `2+`.
+impl std::fmt::Display for Versions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.min == self.max {
+            write!(f, "{}", self.min)
+        } else if self.is_open_ended() {
+            write!(f, "{}+", self.min)
+        } else {
+            write!(f, "{}-{}", self.min, self.max)
+        }
+    }
+}
+
 /// What kind of top-level schema a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MessageKind {

@@ -4,7 +4,12 @@
 //! `build.rs` ([`compile_schemas`]), the `kafka-wire-codegen` CLI and the tests only decide
 //! where those files go. The stages are explicit:
 //! schema model ([`schema`], [`parse`]) → validation ([`validate`]) → IR ([`ir`], [`lower`])
-//! → emission with `quote!` ([`emit`]) → formatting with prettyplease.
+//! → emission with `quote!` ([`emit`]) → formatting with prettyplease (feature `pretty`; a
+//! build script's output is left unformatted).
+//!
+//! Features: `cli` (default) builds the `kafka-wire-codegen` command and implies `pretty`. A
+//! build script depends on this crate with `default-features = false`, which compiles neither
+//! clap nor syn nor prettyplease.
 //!
 //! In a `build.rs`:
 //! ```no_run

@@ -66,12 +66,7 @@ fn version_number(part: &str, whole: &str) -> Result<i16, String> {
 
 /// Formats a range the way schemas spell it.
 pub fn format_versions(v: Option<Versions>) -> String {
-    match v {
-        None => "none".to_owned(),
-        Some(v) if v.min == v.max => v.min.to_string(),
-        Some(v) if v.is_open_ended() => format!("{}+", v.min),
-        Some(v) => format!("{}-{}", v.min, v.max),
-    }
+    v.map_or_else(|| "none".to_owned(), |v| v.to_string())
 }
 
 /// Whether every version of `inner` is in `outer`.

@@ -1,59 +1,64 @@
-//! A bounds-checked big-endian cursor: every read names the field it wanted, so a truncated
-//! input yields an error saying what was requested and what was available.
+//! The runtime's bounds-checked [`SliceReader`], naming each field it reads: a truncated input
+//! yields an error saying which field, where in the frame, what was requested and what was
+//! available.
+
+use kafka_wire_runtime::reader::{ReadError, SliceReader};
 
 use crate::error::LegacyError;
 
 pub(crate) struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    /// Added to `pos` in error messages, so offsets refer to the whole frame.
+    inner: SliceReader<'a>,
+    /// Added to the position in error messages, so offsets refer to the whole frame.
     base: usize,
 }
 
 impl<'a> Reader<'a> {
     pub(crate) fn with_base(buf: &'a [u8], base: usize) -> Self {
-        Reader { buf, pos: 0, base }
+        Reader { inner: SliceReader::new(buf, 0), base }
     }
 
     pub(crate) fn position(&self) -> usize {
-        self.pos
+        self.inner.position()
     }
 
     pub(crate) fn remaining(&self) -> usize {
-        self.buf.len().saturating_sub(self.pos)
+        self.inner.remaining()
     }
 
     pub(crate) fn abs_offset(&self) -> usize {
-        self.base.saturating_add(self.pos)
+        self.base.saturating_add(self.inner.position())
+    }
+
+    fn named<T>(&self, what: &'static str, read: Result<T, ReadError>) -> Result<T, LegacyError> {
+        read.map_err(|e| match e {
+            ReadError::NotEnoughBytes { requested, available } => {
+                LegacyError::Truncated { what, offset: self.abs_offset(), needed: requested, available }
+            }
+            // Nothing in the 0.7 format is a varint.
+            ReadError::VarintTooLong => {
+                LegacyError::Truncated { what, offset: self.abs_offset(), needed: 0, available: 0 }
+            }
+        })
     }
 
     pub(crate) fn get_bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], LegacyError> {
-        let available = self.remaining();
-        if n > available {
-            return Err(LegacyError::Truncated { what, offset: self.abs_offset(), needed: n, available });
-        }
-        let start = self.pos;
-        self.pos += n;
-        Ok(&self.buf[start..self.pos])
-    }
-
-    fn get_array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], LegacyError> {
-        let bytes = self.get_bytes(N, what)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(bytes);
-        Ok(out)
+        let read = self.inner.get_slice(n);
+        self.named(what, read)
     }
 
     pub(crate) fn get_i16(&mut self, what: &'static str) -> Result<i16, LegacyError> {
-        Ok(i16::from_be_bytes(self.get_array(what)?))
+        let read = self.inner.get_i16();
+        self.named(what, read)
     }
 
     pub(crate) fn get_i32(&mut self, what: &'static str) -> Result<i32, LegacyError> {
-        Ok(i32::from_be_bytes(self.get_array(what)?))
+        let read = self.inner.get_i32();
+        self.named(what, read)
     }
 
     pub(crate) fn get_i64(&mut self, what: &'static str) -> Result<i64, LegacyError> {
-        Ok(i64::from_be_bytes(self.get_array(what)?))
+        let read = self.inner.get_i64();
+        self.named(what, read)
     }
 
     /// A length field that must be ≥ 0.

@@ -4,11 +4,11 @@ use bytes::Bytes;
 
 use super::attributes::Attributes;
 use super::compression::{self, Compression};
-use super::cursor::Cursor;
 use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::{Header, Record};
 use super::record_v2::{parse_record, trailing_bytes, RecordContext, RecordRefs};
 use super::ReadOptions;
+use kafka_wire_runtime::reader::SliceReader as Cursor;
 
 /// Size of the batch header, from base offset through record count.
 pub const V2_HEADER_LEN: usize = 61;
@@ -68,8 +68,8 @@ pub struct RecordBatch {
     pub(crate) position: usize,
 }
 
-fn header_field(field: &'static str, offset: usize) -> impl Fn(Malformation) -> RecordsErrorKind {
-    move |problem| RecordsErrorKind::Malformed { structure: "RecordBatch", field, offset, problem }
+fn header_field<E: Into<Malformation>>(field: &'static str, offset: usize) -> impl Fn(E) -> RecordsErrorKind {
+    move |problem| RecordsErrorKind::Malformed { structure: "RecordBatch", field, offset, problem: problem.into() }
 }
 
 impl RecordBatch {
@@ -84,19 +84,19 @@ impl RecordBatch {
             }};
         }
         let header = RecordBatchHeader {
-            base_offset: field!("base_offset", i64),
-            batch_length: field!("batch_length", i32),
-            partition_leader_epoch: field!("partition_leader_epoch", i32),
-            magic: field!("magic", i8),
-            crc: field!("crc", u32),
-            attributes: Attributes(field!("attributes", i16)),
-            last_offset_delta: field!("last_offset_delta", i32),
-            base_timestamp: field!("base_timestamp", i64),
-            max_timestamp: field!("max_timestamp", i64),
-            producer_id: field!("producer_id", i64),
-            producer_epoch: field!("producer_epoch", i16),
-            base_sequence: field!("base_sequence", i32),
-            record_count: field!("record_count", i32),
+            base_offset: field!("base_offset", get_i64),
+            batch_length: field!("batch_length", get_i32),
+            partition_leader_epoch: field!("partition_leader_epoch", get_i32),
+            magic: field!("magic", get_i8),
+            crc: field!("crc", get_u32),
+            attributes: Attributes(field!("attributes", get_i16)),
+            last_offset_delta: field!("last_offset_delta", get_i32),
+            base_timestamp: field!("base_timestamp", get_i64),
+            max_timestamp: field!("max_timestamp", get_i64),
+            producer_id: field!("producer_id", get_i64),
+            producer_epoch: field!("producer_epoch", get_i16),
+            base_sequence: field!("base_sequence", get_i32),
+            record_count: field!("record_count", get_i32),
         };
         Ok(RecordBatch { header, bytes, index, position })
     }

@@ -6,7 +6,21 @@ use bytes::Bytes;
 use super::attributes::Attributes;
 use super::batch_v2::{V2_CRC_AT, V2_CRC_START, V2_HEADER_LEN};
 use super::compression::{self, Compression};
-use super::cursor::{put_varint, put_varlong, varint_len};
+use kafka_wire_runtime::wire::{
+    encode_uvarlong, varint_size as varint_len, varlong_size as varlong_len, zigzag_encode_i32, zigzag_encode_i64,
+};
+
+/// Appends a zig-zag varint (the runtime's encoder, into a `Vec`).
+fn put_varint(out: &mut Vec<u8>, value: i32) {
+    let (bytes, n) = encode_uvarlong(u64::from(zigzag_encode_i32(value)));
+    out.extend_from_slice(&bytes[..n]);
+}
+
+/// Appends a zig-zag varlong.
+fn put_varlong(out: &mut Vec<u8>, value: i64) {
+    let (bytes, n) = encode_uvarlong(zigzag_encode_i64(value));
+    out.extend_from_slice(&bytes[..n]);
+}
 use super::error::BuildError;
 use super::legacy::LOG_OVERHEAD;
 use super::record::{EndTransactionMarker, Header, Record, NO_TIMESTAMP};
@@ -79,11 +93,6 @@ pub struct BatchBuilder {
 
 fn len_i32(what: &'static str, len: usize) -> Result<i32, BuildError> {
     i32::try_from(len).map_err(|_| BuildError::TooLarge { what, len })
-}
-
-fn varlong_len(value: i64) -> usize {
-    let raw = ((value << 1) ^ (value >> 63)) as u64;
-    (64 - raw.leading_zeros() as usize).max(1).div_ceil(7)
 }
 
 fn nullable_len(what: &'static str, bytes: Option<&[u8]>) -> Result<usize, BuildError> {
@@ -380,8 +389,7 @@ fn write_message(
 
 #[cfg(test)]
 mod tests {
-    use super::varlong_len;
-    use crate::cursor::put_varlong;
+    use super::{put_varlong, varlong_len};
 
     #[test]
     fn varlong_len_matches_encoding() {

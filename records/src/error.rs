@@ -120,6 +120,16 @@ pub enum Malformation {
     InvalidControlRecord(&'static str),
 }
 
+impl From<kafka_wire_runtime::reader::ReadError> for Malformation {
+    fn from(e: kafka_wire_runtime::reader::ReadError) -> Self {
+        use kafka_wire_runtime::reader::ReadError;
+        match e {
+            ReadError::NotEnoughBytes { requested, available } => Malformation::NotEnoughBytes { requested, available },
+            ReadError::VarintTooLong => Malformation::VarintTooLong,
+        }
+    }
+}
+
 /// Why a batch could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -8,10 +8,10 @@ use bytes::Bytes;
 
 use super::attributes::Attributes;
 use super::compression::{self, Compression};
-use super::cursor::Cursor;
 use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::{Record, TimestampType, NO_TIMESTAMP};
 use super::ReadOptions;
+use kafka_wire_runtime::reader::SliceReader as Cursor;
 
 /// Offset and size fields in front of every message.
 pub const LOG_OVERHEAD: usize = 12;
@@ -48,16 +48,16 @@ struct MessageView {
     end: usize,
 }
 
-fn malformed(field: &'static str, offset: usize) -> impl Fn(Malformation) -> RecordsErrorKind {
-    move |problem| RecordsErrorKind::Malformed { structure: "Message", field, offset, problem }
+fn malformed<E: Into<Malformation>>(field: &'static str, offset: usize) -> impl Fn(E) -> RecordsErrorKind {
+    move |problem| RecordsErrorKind::Malformed { structure: "Message", field, offset, problem: problem.into() }
 }
 
 /// Parses the message entry at `start`; the whole entry must lie inside `data`.
 fn parse_message(data: &[u8], start: usize) -> Result<MessageView, RecordsErrorKind> {
     let mut c = Cursor::new(data, start);
-    let offset = c.i64().map_err(malformed("offset", start))?;
+    let offset = c.get_i64().map_err(malformed("offset", start))?;
     let size_at = c.position();
-    let message_size = c.i32().map_err(malformed("message_size", size_at))?;
+    let message_size = c.get_i32().map_err(malformed("message_size", size_at))?;
     let size = usize::try_from(message_size)
         .ok()
         .filter(|&size| size >= MESSAGE_V0_MIN_SIZE)
@@ -66,14 +66,14 @@ fn parse_message(data: &[u8], start: usize) -> Result<MessageView, RecordsErrorK
         malformed("message_size", size_at)(Malformation::NotEnoughBytes { requested: size, available: c.remaining() })
     })?;
     let mut c = Cursor::new(data.get(..end).unwrap_or_default(), c.position());
-    let crc = c.u32().map_err(malformed("crc", start + 12))?;
-    let magic = c.i8().map_err(malformed("magic", start + 16))?;
+    let crc = c.get_u32().map_err(malformed("crc", start + 12))?;
+    let magic = c.get_i8().map_err(malformed("magic", start + 16))?;
     if magic != 0 && magic != 1 {
         return Err(RecordsErrorKind::UnsupportedMagic(magic));
     }
-    let attributes = c.i8().map_err(malformed("attributes", start + 17))?;
+    let attributes = c.get_i8().map_err(malformed("attributes", start + 17))?;
     let attributes = Attributes(i16::from(attributes as u8));
-    let timestamp = if magic == 1 { Some(c.i64().map_err(malformed("timestamp", start + 18))?) } else { None };
+    let timestamp = if magic == 1 { Some(c.get_i64().map_err(malformed("timestamp", start + 18))?) } else { None };
     let key = read_bytes(&mut c, "key")?;
     let value = read_bytes(&mut c, "value")?;
     if c.position() != end {
@@ -90,7 +90,7 @@ fn parse_message(data: &[u8], start: usize) -> Result<MessageView, RecordsErrorK
 /// An i32 length then that many bytes; -1 is null.
 fn read_bytes(c: &mut Cursor<'_>, field: &'static str) -> Result<Option<Range<usize>>, RecordsErrorKind> {
     let at = c.position();
-    let len = c.i32().map_err(malformed(field, at))?;
+    let len = c.get_i32().map_err(malformed(field, at))?;
     if len == -1 {
         return Ok(None);
     }
@@ -237,9 +237,9 @@ fn scan_last_offset(data: &[u8]) -> Result<i64, RecordsErrorKind> {
     let mut last = None;
     while pos < data.len() {
         let mut c = Cursor::new(data, pos);
-        let offset = c.i64().map_err(malformed("offset", pos))?;
+        let offset = c.get_i64().map_err(malformed("offset", pos))?;
         let size_at = c.position();
-        let size = c.i32().map_err(malformed("message_size", size_at))?;
+        let size = c.get_i32().map_err(malformed("message_size", size_at))?;
         let size = usize::try_from(size)
             .map_err(|_| malformed("message_size", size_at)(Malformation::InvalidLength(i64::from(size))))?;
         c.skip(size).map_err(malformed("message_size", size_at))?;

@@ -10,7 +10,6 @@ mod batch;
 mod batch_v2;
 mod builder;
 pub mod compression;
-mod cursor;
 mod error;
 mod legacy;
 mod record;

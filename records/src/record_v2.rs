@@ -9,9 +9,9 @@
 
 use std::ops::Range;
 
-use super::cursor::Cursor;
 use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::TimestampType;
+use kafka_wire_runtime::reader::SliceReader as Cursor;
 
 /// Batch header fields that turn record deltas into offsets and timestamps.
 #[derive(Debug, Clone, Copy)]
@@ -49,8 +49,12 @@ pub(crate) struct RawRecord {
     pub(crate) end: usize,
 }
 
-fn bad(structure: &'static str, field: &'static str, offset: usize) -> impl Fn(Malformation) -> RecordsErrorKind {
-    move |problem| RecordsErrorKind::Malformed { structure, field, offset, problem }
+fn bad<E: Into<Malformation>>(
+    structure: &'static str,
+    field: &'static str,
+    offset: usize,
+) -> impl Fn(E) -> RecordsErrorKind {
+    move |problem| RecordsErrorKind::Malformed { structure, field, offset, problem: problem.into() }
 }
 
 /// Parses and validates the record at `start`, passing each header's key and value ranges to
@@ -62,7 +66,7 @@ pub(crate) fn parse_record(
     mut on_header: impl FnMut(Range<usize>, Option<Range<usize>>),
 ) -> Result<RawRecord, RecordsErrorKind> {
     let mut c = Cursor::new(data, start);
-    let length = c.varint().map_err(bad("Record", "length", start))?;
+    let length = c.get_varint().map_err(bad("Record", "length", start))?;
     let body_start = c.position();
     let length = usize::try_from(length)
         .map_err(|_| bad("Record", "length", start)(Malformation::InvalidLength(length.into())))?;
@@ -72,21 +76,21 @@ pub(crate) fn parse_record(
     let mut c = Cursor::new(data.get(..body_end).unwrap_or_default(), body_start);
 
     let at = c.position();
-    c.i8().map_err(bad("Record", "attributes", at))?;
+    c.get_i8().map_err(bad("Record", "attributes", at))?;
     let at = c.position();
-    let timestamp_delta = c.varlong().map_err(bad("Record", "timestamp_delta", at))?;
+    let timestamp_delta = c.get_varlong().map_err(bad("Record", "timestamp_delta", at))?;
     let at = c.position();
-    let offset_delta = c.varint().map_err(bad("Record", "offset_delta", at))?;
+    let offset_delta = c.get_varint().map_err(bad("Record", "offset_delta", at))?;
     let key = nullable(&mut c, "Record", "key")?;
     let value = nullable(&mut c, "Record", "value")?;
     let at = c.position();
-    let header_count = c.varint().map_err(bad("Record", "headers", at))?;
+    let header_count = c.get_varint().map_err(bad("Record", "headers", at))?;
     let header_count = usize::try_from(header_count)
         .map_err(|_| bad("Record", "headers", at)(Malformation::InvalidLength(header_count.into())))?;
     let headers_start = c.position();
     for _ in 0..header_count {
         let at = c.position();
-        let key_len = c.varint().map_err(bad("Header", "key", at))?;
+        let key_len = c.get_varint().map_err(bad("Header", "key", at))?;
         let key_len = usize::try_from(key_len)
             .map_err(|_| bad("Header", "key", at)(Malformation::InvalidLength(key_len.into())))?;
         let key = c.skip(key_len).map_err(bad("Header", "key", at))?;
@@ -116,7 +120,7 @@ fn nullable(
     field: &'static str,
 ) -> Result<Option<Range<usize>>, RecordsErrorKind> {
     let at = c.position();
-    let len = c.varint().map_err(bad(structure, field, at))?;
+    let len = c.get_varint().map_err(bad(structure, field, at))?;
     if len == -1 {
         return Ok(None);
     }
@@ -180,9 +184,9 @@ impl<'a> Iterator for HeaderRefs<'a> {
         }
         self.remaining -= 1;
         // The record parser validated these bytes; stop rather than panic if that changes.
-        let key_len = usize::try_from(self.cursor.varint().ok()?).ok()?;
+        let key_len = usize::try_from(self.cursor.get_varint().ok()?).ok()?;
         let key = self.data.get(self.cursor.skip(key_len).ok()?)?;
-        let value = match self.cursor.varint().ok()? {
+        let value = match self.cursor.get_varint().ok()? {
             -1 => None,
             len => Some(self.data.get(self.cursor.skip(usize::try_from(len).ok()?).ok()?)?),
         };

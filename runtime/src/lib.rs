@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod fixed_array;
+pub mod reader;
 pub mod records;
 pub mod str_bytes;
 pub mod tagged;

@@ -126,7 +126,7 @@ impl StructCtx<'_> {
         let rt = self.rt;
         let ty = type_ident(self.name);
         let plans = self.plans();
-        let doc = format!(" {} (versions {}).", self.name, fmt_versions(self.within));
+        let doc = format!(" {} (versions {}).", self.name, self.within);
         let fields = plans.iter().map(|p| {
             let ident = &p.ident;
             let t = field_type(p.field, rt);
@@ -749,31 +749,47 @@ fn lit(v: i16) -> Literal {
     Literal::i16_unsuffixed(v)
 }
 
-fn fmt_versions(v: Versions) -> String {
-    if v.is_open_ended() {
-        format!("{}+", v.min)
-    } else if v.min == v.max {
-        format!("{}", v.min)
-    } else {
-        format!("{}-{}", v.min, v.max)
+/// Schema prose as literal Markdown text: brackets, angle brackets and backslashes are escaped (`Array[0]` would be an intra-doc link, `<T>` an HTML tag), and a URL becomes an
+/// autolink, so `cargo doc` renders what the schema says and warns about none of it.
+fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let url_end = word.trim_end_matches(['.', ',', ';', ':', ')']).len();
+        if word.starts_with("http://") || word.starts_with("https://") {
+            out.push('<');
+            out.push_str(&word[..url_end]);
+            out.push('>');
+            out.push_str(&word[url_end..]);
+            continue;
+        }
+        for c in word.chars() {
+            if matches!(c, '[' | ']' | '<' | '>' | '\\') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
     }
+    out
 }
 
 fn field_doc(field: &Field) -> String {
     let mut doc = String::from(" ");
     if let Some(about) = &field.about {
-        doc.push_str(about.trim());
+        doc.push_str(&markdown_text(about.trim()));
         if !doc.ends_with('.') {
             doc.push('.');
         }
         doc.push(' ');
     }
-    doc.push_str(&format!("Versions {}", fmt_versions(field.versions)));
+    doc.push_str(&format!("Versions {}", field.versions));
     if let Some(n) = field.nullable_versions {
-        doc.push_str(&format!("; nullable {}", fmt_versions(n)));
+        doc.push_str(&format!("; nullable {}", n));
     }
     if let (Some(t), Some(tag)) = (field.tagged_versions, field.tag) {
-        doc.push_str(&format!("; tag {tag} in {}", fmt_versions(t)));
+        doc.push_str(&format!("; tag {tag} in {}", t));
     }
     doc.push('.');
     doc
