@@ -33,8 +33,12 @@ pub struct Args {
     /// Partitions per topic (num.partitions, default 1).
     #[arg(long, value_name = "N")]
     pub num_partitions: Option<i64>,
-    /// ZooKeeper hosts, host:port[,host:port][/chroot] (zk.connect); standalone without it.
-    #[arg(long, value_name = "CONNECT")]
+    // As `help` rather than a doc comment: the brackets are the connect string's syntax.
+    #[arg(
+        long,
+        value_name = "CONNECT",
+        help = "ZooKeeper hosts, host:port[,host:port][/chroot] (zk.connect); standalone without it."
+    )]
     pub zookeeper: Option<String>,
     /// Any property, e.g. --set log.flush.interval=1 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]

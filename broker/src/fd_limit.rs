@@ -25,7 +25,7 @@ pub fn raise_nofile_limit() -> Option<u64> {
 }
 
 /// `kwire.max.partitions`' default for a descriptor limit (`None`: unknown): half of what is
-/// left after [`RESERVED`], at least 16.
+/// left after the descriptors reserved for everything else, at least 16.
 pub fn default_max_partitions(nofile: Option<u64>) -> usize {
     match nofile {
         Some(limit) => (limit.saturating_sub(RESERVED) / 2).clamp(16, 1 << 20) as usize,

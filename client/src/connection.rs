@@ -68,7 +68,7 @@ fn auto_receive_buffer(answer_bound: usize) -> usize {
     answer_bound.saturating_mul(2).clamp(MIN_FETCH_RECEIVE_BUFFER, MAX_FETCH_RECEIVE_BUFFER)
 }
 
-/// The start of a FETCH answer read on its own (see [`BrokerConnection::receive_fetch_head`]):
+/// The start of a FETCH answer read on its own (see `BrokerConnection::receive_fetch_head`):
 /// the broker's error code and how many message-set bytes follow on the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchHead {

@@ -794,3 +794,18 @@ fn field_doc(field: &Field) -> String {
     doc.push('.');
     doc
 }
+
+#[cfg(test)]
+mod doc_tests {
+    use super::markdown_text;
+
+    #[test]
+    fn schema_prose_is_literal_markdown() {
+        assert_eq!(
+            markdown_text("the first entry, Array[0], of Map<K, V>"),
+            r"the first entry, Array\[0\], of Map\<K, V\>"
+        );
+        assert_eq!(markdown_text(r"a \ b"), r"a \\ b");
+        assert_eq!(markdown_text("see https://kafka.apache.org/protocol."), "see <https://kafka.apache.org/protocol>.");
+    }
+}

@@ -21,8 +21,13 @@ pub struct Cluster {
     /// Broker address HOST:PORT (a comma-separated list for `produce`).
     #[arg(long, global = true, value_delimiter = ',', value_name = "HOST:PORT")]
     pub broker: Vec<String>,
-    /// ZooKeeper connect string HOST:PORT[,HOST:PORT...][/chroot].
-    #[arg(long, global = true, value_name = "CONNECT")]
+    // As `help` rather than a doc comment: the brackets are the connect string's syntax.
+    #[arg(
+        long,
+        global = true,
+        value_name = "CONNECT",
+        help = "ZooKeeper connect string HOST:PORT[,HOST:PORT...][/chroot]."
+    )]
     pub zookeeper: Option<String>,
     /// With --zookeeper: use this broker for single-partition commands.
     #[arg(long, global = true, value_name = "ID")]
