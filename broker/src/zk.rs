@@ -24,6 +24,8 @@ use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError, SessionState};
 
+use kafka_wire_zk::{Container, LegacyBrokerRegistration, LegacyCreator, NodeKind, TopicName, ZkDataError};
+
 use crate::config::ZkConfig;
 use crate::state::{BrokerState, TopicEvent};
 use crate::zk_config;
@@ -41,6 +43,8 @@ pub enum RegistrationError {
     AlreadyRegistered { id: i32, path: String, data: String },
     #[error("topic configuration in ZooKeeper: {0}")]
     Config(String),
+    #[error("cannot register in ZooKeeper: {0}")]
+    Name(#[from] ZkDataError),
 }
 
 /// What to publish.
@@ -53,11 +57,11 @@ pub struct Registration {
 
 impl Registration {
     fn broker_path(&self) -> String {
-        format!("/brokers/ids/{}", self.broker_id)
+        NodeKind::BrokerRegistration { broker_id: self.broker_id }.path()
     }
 
-    fn topic_path(&self, topic: &str) -> String {
-        format!("/brokers/topics/{topic}/{}", self.broker_id)
+    fn topic_path(&self, topic: &TopicName) -> String {
+        NodeKind::LegacyTopicBroker { topic: topic.clone(), broker_id: self.broker_id }.path()
     }
 }
 
@@ -134,7 +138,7 @@ async fn create_ephemeral(
         }
         if !announced {
             if let Some((host, port)) = own_address {
-                if holder_accepts_connections(&existing, host, port).await {
+                if holder_accepts_connections(path, &existing, host, port).await {
                     return Ok(Some(existing));
                 }
             }
@@ -154,9 +158,10 @@ async fn create_ephemeral(
 }
 
 async fn register_topic(client: &Client, reg: &Registration, topic: &str, count: i32) -> Result<(), RegistrationError> {
-    let parent = format!("/brokers/topics/{topic}");
+    let topic = TopicName::new(topic)?;
+    let parent = NodeKind::TopicRegistration { topic: topic.clone() }.path();
     client.mkdir(&parent, &persistent()).await.map_err(op("create", &parent))?;
-    let path = reg.topic_path(topic);
+    let path = reg.topic_path(&topic);
     if let Some(other) = create_ephemeral(client, &path, &count.to_string(), Duration::ZERO, None).await? {
         // Another session holds it: only possible after our broker node was taken over; the
         // stale node goes with its session, re-registration on the next expiry fixes it.
@@ -170,15 +175,16 @@ async fn register_topic(client: &Client, reg: &Registration, topic: &str, count:
 async fn register_all(
     client: &Client,
     reg: &Registration,
-    creator: &str,
+    creator: &LegacyCreator,
     state: &BrokerState,
     wait: Duration,
 ) -> Result<(), RegistrationError> {
-    for p in ["/brokers/ids", "/brokers/topics"] {
-        client.mkdir(p, &persistent()).await.map_err(op("create", p))?;
+    for p in [Container::BrokerIds.path(), Container::BrokerTopics.path()] {
+        client.mkdir(&p, &persistent()).await.map_err(op("create", &p))?;
     }
     let path = reg.broker_path();
-    let data = format!("{creator}:{}:{}", reg.host, reg.port);
+    let value = LegacyBrokerRegistration { creator: creator.clone(), host: reg.host.clone(), port: reg.port };
+    let data = String::from_utf8_lossy(&value.to_bytes()).into_owned();
     let own = Some((reg.host.as_str(), reg.port));
     if let Some(other) = create_ephemeral(client, &path, &data, wait, own).await? {
         return Err(RegistrationError::AlreadyRegistered { id: reg.broker_id, path, data: other });
@@ -195,14 +201,12 @@ async fn register_all(
 /// pointless. An address that leads back to us (ours, `host`:`port`, or another name for a
 /// local address with our port) says nothing, nor does one that cannot be parsed or reached
 /// within a second: those are waited out.
-async fn holder_accepts_connections(holder: &str, host: &str, port: u16) -> bool {
-    let parts: Vec<&str> = holder.split(':').collect();
-    let [_, their_host, their_port] = parts[..] else { return false };
-    let Ok(their_port) = their_port.parse::<u16>() else { return false };
-    if their_host == host && their_port == port {
+async fn holder_accepts_connections(path: &str, holder: &str, host: &str, port: u16) -> bool {
+    let Ok(theirs) = LegacyBrokerRegistration::parse(path, holder.as_bytes()) else { return false };
+    if theirs.host == host && theirs.port == port {
         return false;
     }
-    let connect = tokio::net::TcpStream::connect((their_host, their_port));
+    let connect = tokio::net::TcpStream::connect((theirs.host.as_str(), theirs.port));
     let Ok(Ok(stream)) = tokio::time::timeout(Duration::from_secs(1), connect).await else { return false };
     match (stream.local_addr(), stream.peer_addr()) {
         // A local address on our own port is our listener (we hold that port).
@@ -212,15 +216,16 @@ async fn holder_accepts_connections(holder: &str, host: &str, port: u16) -> bool
 }
 
 async fn unregister_topic(client: &Client, reg: &Registration, topic: &str) {
-    let path = reg.topic_path(topic);
+    let Ok(topic) = TopicName::new(topic) else { return };
+    let path = reg.topic_path(&topic);
     match client.delete(&path, None).await {
         Ok(()) | Err(ZkError::NoNode) => {}
         Err(e) => warn!(path, "cannot remove the topic registration: {e}"),
     }
     // The last broker to leave removes the topic's node.
-    let parent = format!("/brokers/topics/{topic}");
+    let parent = NodeKind::TopicRegistration { topic: topic.clone() }.path();
     match client.delete(&parent, None).await {
-        Ok(()) => info!(topic, "removed {parent}"),
+        Ok(()) => info!(topic = topic.as_str(), "removed {parent}"),
         Err(ZkError::NoNode | ZkError::NotEmpty) => {}
         Err(e) => warn!(parent, "cannot remove the topic node: {e}"),
     }
@@ -266,8 +271,8 @@ pub async fn start(
     state: Arc<BrokerState>,
     mut shutdown: watch::Receiver<bool>,
 ) -> Result<Registrar, RegistrationError> {
-    let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
-    let creator = format!("{}-{millis}", reg.host);
+    let epoch_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let creator = LegacyCreator { host: reg.host.clone(), epoch_ms };
     let (tx, mut new_topics) = mpsc::unbounded_channel();
     state.set_topic_listener(tx);
     state.set_uses_zookeeper();

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kafka_wire_generated::modify_topic_response::TopicConfig as ConfigEntry;
-use kafka_wire_zk::{ConfigChange, TopicConfig, TopicName, CONFIG_CHANGE_PREFIX};
+use kafka_wire_zk::{config_change_create_path, ConfigChange, Container, NodeKind, TopicConfig, TopicName};
 use tracing::{debug, info, warn};
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError, MultiWriteError, OneshotWatcher};
 
@@ -22,8 +22,6 @@ use crate::admin::{altered, apply_local_async, describe, AdminError, Checked, Op
 use crate::state::BrokerState;
 use crate::topic_settings::Overrides;
 
-pub const CONFIG_TOPICS: &str = "/config/topics";
-pub const CONFIG_CHANGES: &str = "/config/changes";
 /// How long change notifications are kept (Kafka: 15 minutes).
 pub const CHANGE_EXPIRY: Duration = Duration::from_secs(15 * 60);
 
@@ -35,8 +33,14 @@ fn sequential() -> CreateOptions<'static> {
     CreateMode::PersistentSequential.with_acls(Acls::anyone_all())
 }
 
-pub fn topic_config_path(topic: &str) -> String {
-    format!("{CONFIG_TOPICS}/{topic}")
+/// `/config/topics/<topic>`; a name that cannot be a topic is an error naming it.
+pub fn topic_config_path(topic: &str) -> Result<String, String> {
+    let topic = TopicName::new(topic).map_err(|e| e.to_string())?;
+    Ok(NodeKind::TopicConfig { topic }.path())
+}
+
+fn changes_path() -> String {
+    Container::ConfigChanges.path()
 }
 
 fn zk_err<'a>(what: &'a str, path: &'a str) -> impl FnOnce(ZkError) -> String + 'a {
@@ -45,15 +49,15 @@ fn zk_err<'a>(what: &'a str, path: &'a str) -> impl FnOnce(ZkError) -> String + 
 
 /// Creates `/config/topics` and `/config/changes` if missing.
 pub async fn ensure_paths(client: &Client) -> Result<(), String> {
-    for p in [CONFIG_TOPICS, CONFIG_CHANGES] {
-        client.mkdir(p, &persistent()).await.map_err(zk_err("create", p))?;
+    for p in [Container::ConfigTopics.path(), Container::ConfigChanges.path()] {
+        client.mkdir(&p, &persistent()).await.map_err(zk_err("create", &p))?;
     }
     Ok(())
 }
 
 /// The topic's overrides and node version; `None` when it has no configuration node.
 pub async fn read_config(client: &Client, topic: &str) -> Result<Option<(Overrides, i32)>, String> {
-    let path = topic_config_path(topic);
+    let path = topic_config_path(topic)?;
     match client.get_data(&path).await {
         Ok((data, stat)) => {
             let cfg = TopicConfig::parse(&path, &data).map_err(|e| e.to_string())?;
@@ -74,11 +78,12 @@ pub async fn sync_topic(client: &Client, state: &Arc<BrokerState>, topic: &str) 
 /// Applies every topic's configuration node (start-up, after a session expiry).
 pub async fn sync_all(client: &Client, state: &Arc<BrokerState>) -> Result<(), String> {
     ensure_paths(client).await?;
-    let topics = client.list_children(CONFIG_TOPICS).await.map_err(zk_err("list", CONFIG_TOPICS))?;
+    let config_topics = Container::ConfigTopics.path();
+    let topics = client.list_children(&config_topics).await.map_err(zk_err("list", &config_topics))?;
     let count = topics.len();
     for topic in topics {
         if TopicName::new(topic.as_str()).is_err() {
-            warn!(topic, "ignoring {CONFIG_TOPICS}/{topic}: not a valid topic name");
+            warn!(topic, "ignoring {config_topics}/{topic}: not a valid topic name");
             continue;
         }
         if let Err(e) = sync_topic(client, state, &topic).await {
@@ -91,14 +96,13 @@ pub async fn sync_all(client: &Client, state: &Arc<BrokerState>) -> Result<(), S
 
 /// The sequence number of a `config_change_<seq>` node.
 fn change_seq(name: &str) -> Option<i64> {
-    let digits = name.strip_prefix(CONFIG_CHANGE_PREFIX)?;
-    digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok()).flatten()
+    kafka_wire_zk::config_change_sequence(name).map(i64::from)
 }
 
 /// Highest notification sequence present (−1 when none), and a watch on new ones.
 pub async fn watch_changes(client: &Client) -> Result<(i64, OneshotWatcher), String> {
     let (children, _, watcher) =
-        client.get_and_watch_children(CONFIG_CHANGES).await.map_err(zk_err("watch", CONFIG_CHANGES))?;
+        client.get_and_watch_children(&changes_path()).await.map_err(zk_err("watch", &changes_path()))?;
     Ok((children.iter().filter_map(|c| change_seq(c)).max().unwrap_or(-1), watcher))
 }
 
@@ -110,12 +114,13 @@ pub async fn process_changes(
     last: &mut i64,
 ) -> Result<OneshotWatcher, String> {
     let (children, _, watcher) =
-        client.get_and_watch_children(CONFIG_CHANGES).await.map_err(zk_err("watch", CONFIG_CHANGES))?;
+        client.get_and_watch_children(&changes_path()).await.map_err(zk_err("watch", &changes_path()))?;
     let mut changes: Vec<(i64, String)> = children.into_iter().filter_map(|c| Some((change_seq(&c)?, c))).collect();
     changes.sort();
     let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
     for (seq, name) in changes {
-        let path = format!("{CONFIG_CHANGES}/{name}");
+        let Ok(sequence) = u32::try_from(seq) else { continue };
+        let path = NodeKind::ConfigChange { sequence }.path();
         if seq > *last {
             match client.get_data(&path).await {
                 Ok((data, _)) => match ConfigChange::parse(&path, &data) {
@@ -143,7 +148,7 @@ pub async fn process_changes(
 
 /// Whether any broker registered the topic (0.7: `/brokers/topics/<topic>/<brokerId>`).
 async fn registered(client: &Client, topic: &str) -> Result<bool, String> {
-    let path = format!("/brokers/topics/{topic}");
+    let path = NodeKind::TopicRegistration { topic: TopicName::new(topic).map_err(|e| e.to_string())? }.path();
     match client.list_children(&path).await {
         Ok(children) => Ok(!children.is_empty()),
         Err(ZkError::NoNode) => Ok(false),
@@ -161,11 +166,11 @@ async fn write(
     version: Option<i32>,
 ) -> Result<(), AdminError> {
     ensure_paths(client).await.map_err(AdminError::server)?;
-    let path = topic_config_path(topic);
     let name = TopicName::new(topic).map_err(|e| AdminError::server(e.to_string()))?;
+    let path = NodeKind::TopicConfig { topic: name.clone() }.path();
     let data = config.map(|o| TopicConfig { config: o.as_map().clone() }.to_bytes());
     let note = ConfigChange { topic: name }.to_bytes();
-    let change_prefix = format!("{CONFIG_CHANGES}/{CONFIG_CHANGE_PREFIX}");
+    let change_prefix = config_change_create_path();
     let mut w = client.new_multi_writer();
     let added = match (&data, version) {
         (Some(d), None) => w.add_create(&path, d, &persistent()),

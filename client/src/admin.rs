@@ -17,7 +17,7 @@ use kafka_wire_generated::modify_topic_request::TopicProperty;
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
 use kafka_wire_legacy::{Request, VersionedRequest, VersionedResponse};
 use kafka_wire_runtime::{Decode, Encode, StrBytes};
-use kafka_wire_zk::{BrokerNode, TypedValue, ZkDataError};
+use kafka_wire_zk::{BrokerNode, Container, NodeKind, TypedValue, ZkDataError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -114,14 +114,16 @@ async fn exchange(addr: &str, req: &ModifyTopicRequest) -> Result<ModifyTopicRes
 
 /// Every live broker's `host:port` from `/brokers/ids` (0.7 `creator:host:port` or 0.8 JSON).
 pub async fn broker_addresses(client: &zookeeper_client::Client) -> Result<Vec<String>, AdminError> {
-    let ids = match client.list_children("/brokers/ids").await {
+    let ids_path = Container::BrokerIds.path();
+    let ids = match client.list_children(&ids_path).await {
         Ok(ids) => ids,
         Err(zookeeper_client::Error::NoNode) => return Ok(Vec::new()),
-        Err(e) => return Err(AdminError::ZooKeeper(format!("list /brokers/ids: {e}"))),
+        Err(e) => return Err(AdminError::ZooKeeper(format!("list {ids_path}: {e}"))),
     };
     let mut out = Vec::new();
     for id in ids {
-        let path = format!("/brokers/ids/{id}");
+        let Some(broker_id) = id.parse::<i32>().ok().filter(|id| *id >= 0) else { continue };
+        let path = NodeKind::BrokerRegistration { broker_id }.path();
         let Ok((data, _)) = client.get_data(&path).await else { continue };
         match kafka_wire_zk::parse(&path, &data) {
             Ok(TypedValue::Broker(BrokerNode::Legacy(b))) => out.push(format!("{}:{}", b.host, b.port)),
@@ -168,13 +170,23 @@ pub struct WalkedNode {
     pub result: Result<TypedValue, ZkDataError>,
 }
 
-/// The roots Kafka uses (0.7 and 0.8).
-pub const KAFKA_ROOTS: [&str; 5] = ["/brokers", "/consumers", "/controller", "/controller_epoch", "/admin"];
+/// The roots Kafka uses (0.7 and 0.8), and `/config`.
+pub fn kafka_roots() -> Vec<String> {
+    vec![
+        Container::Brokers.path(),
+        Container::Consumers.path(),
+        NodeKind::Controller.path(),
+        NodeKind::ControllerEpoch.path(),
+        Container::Admin.path(),
+        Container::Config.path(),
+    ]
+}
 
 /// Every node under Kafka's roots and `/config`, depth first, sorted, each decoded.
 pub async fn walk(client: &zookeeper_client::Client) -> Result<Vec<WalkedNode>, AdminError> {
     let mut out = Vec::new();
-    let mut stack: Vec<String> = KAFKA_ROOTS.iter().chain(["/config"].iter()).rev().map(|s| s.to_string()).collect();
+    let config = Container::Config.path();
+    let mut stack: Vec<String> = kafka_roots().into_iter().rev().collect();
     while let Some(path) = stack.pop() {
         let (data, _) = match client.get_data(&path).await {
             Ok(v) => v,
@@ -182,7 +194,7 @@ pub async fn walk(client: &zookeeper_client::Client) -> Result<Vec<WalkedNode>, 
             Err(e) => return Err(AdminError::ZooKeeper(format!("read {path}: {e}"))),
         };
         // `/config` itself is a plain parent that seed 003 does not list.
-        if path != "/config" {
+        if path != config {
             out.push(WalkedNode { result: kafka_wire_zk::parse(&path, &data), path: path.clone() });
         }
         let mut children = match client.list_children(&path).await {
@@ -192,7 +204,10 @@ pub async fn walk(client: &zookeeper_client::Client) -> Result<Vec<WalkedNode>, 
         };
         children.sort();
         for c in children.into_iter().rev() {
-            stack.push(format!("{path}/{c}"));
+            match kafka_wire_zk::child_path(&path, &c) {
+                Ok(child) => stack.push(child),
+                Err(e) => out.push(WalkedNode { result: Err(e), path: format!("{path}/{c}") }),
+            }
         }
     }
     Ok(out)

@@ -30,7 +30,9 @@ use crate::connection::{BrokerConnection, ReceiveBuffer};
 use crate::consumer::{fetch_round, ConsumedMessage, PartitionCursor, PartitionOutcome};
 use crate::error::{ClientError, Result};
 use crate::fetch::{FetchSize, DEFAULT_FETCH_SIZE, DEFAULT_MAX_FETCH_SIZE};
-use crate::zk::{Subscription, ZkCluster, DEFAULT_SESSION_TIMEOUT};
+use kafka_wire_zk::{NodeKind, TopicName};
+
+use crate::zk::{streams_for, subscription_value, Subscription, ZkCluster, DEFAULT_SESSION_TIMEOUT};
 
 /// `autooffset.reset`: where to start without a committed offset, or after OffsetOutOfRange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -158,13 +160,15 @@ impl GroupConsumer {
         if config.topics.is_empty() {
             return Err(ClientError::Config("a group consumer needs at least one topic".into()));
         }
-        if config.group.is_empty() || config.group.contains('/') {
-            return Err(ClientError::Config(format!("invalid group name {:?}", config.group)));
+        if let Err(e) = kafka_wire_zk::GroupId::new(config.group.as_str()) {
+            return Err(ClientError::Config(format!("invalid group name {:?}: {e}", config.group)));
         }
         let zk = ZkCluster::connect_with(&config.zookeeper, config.session_timeout).await?;
         let suffix = config.consumer_id.clone().unwrap_or_else(generated_id);
         let consumer_id = format!("{}_{suffix}", config.group);
-        let subscription = Subscription::Static(config.topics.iter().map(|t| (t.clone(), 1)).collect());
+        let topics: std::result::Result<_, _> =
+            config.topics.iter().map(|t| TopicName::new(t.as_str()).map(|t| (t, 1))).collect();
+        let subscription = Subscription::Static(topics.map_err(|e| ClientError::Config(e.to_string()))?);
         let mut consumer = GroupConsumer {
             zk,
             consumer_id,
@@ -212,16 +216,16 @@ impl GroupConsumer {
         v
     }
 
-    fn ids_path(&self) -> String {
-        format!("/consumers/{}/ids", self.config.group)
+    fn ids_path(&self) -> Result<String> {
+        ZkCluster::ids_path(&self.config.group)
     }
 
     /// Writes the registration node and arms the watches.
     async fn register(&mut self) -> Result<()> {
-        let ids = self.ids_path();
+        let ids = self.ids_path()?;
         self.zk.mkdirs(&ids).await?;
-        let me = format!("{ids}/{}", self.consumer_id);
-        if !self.zk.create_ephemeral(&me, &self.subscription.to_zk_value()).await? {
+        let me = ZkCluster::member_path(&self.config.group, &self.consumer_id)?;
+        if !self.zk.create_ephemeral(&me, &subscription_value(&self.subscription)).await? {
             return Err(ClientError::Config(format!(
                 "consumer id {} is already registered in ZooKeeper",
                 self.consumer_id
@@ -231,7 +235,10 @@ impl GroupConsumer {
             w.abort();
         }
         let mut paths = vec![ids];
-        paths.extend(self.config.topics.iter().map(|t| format!("/brokers/topics/{t}")));
+        for t in &self.config.topics {
+            let topic = TopicName::new(t.as_str()).map_err(|e| ClientError::Config(e.to_string()))?;
+            paths.push(NodeKind::TopicRegistration { topic }.path());
+        }
         for path in paths {
             let (armed_tx, armed_rx) = tokio::sync::oneshot::channel();
             let client = self.zk.client().clone();
@@ -300,12 +307,12 @@ impl GroupConsumer {
             let mut threads = Vec::new();
             for (id, sub) in &members {
                 match sub {
-                    Ok(sub) => threads.extend((0..sub.streams_for(topic)).map(|i| format!("{id}-{i}"))),
+                    Ok(sub) => threads.extend((0..streams_for(sub, topic)).map(|i| format!("{id}-{i}"))),
                     Err(e) => tracing::warn!("ignoring group member {id} with an unreadable registration: {e}"),
                 }
             }
             let partitions = sorted_partitions(&self.zk.topic_partition_counts(topic).await?);
-            let my_threads = self.subscription.streams_for(topic);
+            let my_threads = streams_for(&self.subscription, topic);
             for i in 0..my_threads {
                 let thread = format!("{}-{i}", self.consumer_id);
                 let range = range_for(&partitions, &threads, &thread);
@@ -324,9 +331,9 @@ impl GroupConsumer {
         let assignment = self.compute_assignment().await?;
         let mut created: Vec<String> = Vec::new();
         for (topic, thread, bp) in &assignment {
-            let dir = format!("/consumers/{}/owners/{topic}", self.config.group);
+            let dir = ZkCluster::owners_dir(&self.config.group, topic)?;
             self.zk.mkdirs(&dir).await?;
-            let path = ZkCluster::owner_path(&self.config.group, topic, bp);
+            let path = ZkCluster::owner_path(&self.config.group, topic, bp)?;
             if !self.zk.create_ephemeral(&path, thread).await? {
                 for p in &created {
                     self.zk.delete(p).await?;
@@ -576,8 +583,10 @@ impl GroupConsumer {
     pub async fn close(mut self) -> Result<()> {
         let commit = self.commit().await;
         let release = self.release().await;
-        let me = format!("{}/{}", self.ids_path(), self.consumer_id);
-        let unregister = self.zk.delete(&me).await;
+        let unregister = match ZkCluster::member_path(&self.config.group, &self.consumer_id) {
+            Ok(me) => self.zk.delete(&me).await,
+            Err(e) => Err(e),
+        };
         for w in self.watchers.drain(..) {
             w.abort();
         }

@@ -6,31 +6,40 @@ use std::time::Duration;
 
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError};
 
+use kafka_wire_zk::{
+    BrokerNode, Container, GroupId, LegacyConsumerRegistration, NodeKind, PartitionKey, TopicName, ZkDataError,
+};
+
 use crate::assignment::BrokerPartition;
 use crate::error::{ClientError, Result};
 
 /// Default ZooKeeper session timeout (0.7's `zk.sessiontimeout.ms`).
 pub const DEFAULT_SESSION_TIMEOUT: Duration = Duration::from_millis(6000);
 
-/// A broker as registered under `/brokers/ids/<id>`: `creator:host:port`.
+/// A live broker as `/brokers/ids/<id>` registers it (0.7 `creator:host:port` or 0.8 JSON),
+/// decoded by `kafka-wire-zk`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrokerInfo {
     pub id: i32,
+    /// 0.7's `<host>-<epoch ms>`; `-` for a 0.8 registration, which has none.
     pub creator: String,
     pub host: String,
     pub port: u16,
 }
 
 impl BrokerInfo {
-    /// Parses a broker node value. Like every 0.7 reader it splits on `:` and wants exactly
-    /// three parts.
+    /// Decodes the value of `/brokers/ids/<id>`.
     pub fn parse(id: i32, value: &str) -> std::result::Result<BrokerInfo, String> {
-        let parts: Vec<&str> = value.split(':').collect();
-        let [creator, host, port] = parts[..] else {
-            return Err(format!("expected creator:host:port, found {} parts", parts.len()));
-        };
-        let port = port.trim().parse().map_err(|_| format!("port {port:?} is not a number"))?;
-        Ok(BrokerInfo { id, creator: creator.to_owned(), host: host.to_owned(), port })
+        let path = NodeKind::BrokerRegistration { broker_id: id }.path();
+        match BrokerNode::parse(&path, value.as_bytes()).map_err(|e| e.to_string())? {
+            BrokerNode::Legacy(b) => Ok(BrokerInfo {
+                id,
+                creator: format!("{}-{}", b.creator.host, b.creator.epoch_ms),
+                host: b.host,
+                port: b.port,
+            }),
+            BrokerNode::Registration(b) => Ok(BrokerInfo { id, creator: "-".to_owned(), host: b.host, port: b.port }),
+        }
     }
 
     pub fn addr(&self) -> String {
@@ -38,62 +47,36 @@ impl BrokerInfo {
     }
 }
 
-/// A consumer's registration value (spec §4.2).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subscription {
-    /// `{ "topicA": 2, "topicB": 1 }`: topic → number of streams.
-    Static(BTreeMap<String, u32>),
-    /// `*<n>*<regex>` (whitelist, `exclude = false`) or `!<n>!<regex>` (blacklist).
-    Wildcard { exclude: bool, streams: u32, pattern: String },
+/// A consumer's 0.7 registration value (spec §4.2), read and written by `kafka-wire-zk`.
+pub use kafka_wire_zk::Subscription;
+
+/// The value a Scala 0.7 consumer writes for `subscription`.
+pub fn subscription_value(subscription: &Subscription) -> String {
+    String::from_utf8_lossy(&LegacyConsumerRegistration(subscription.clone()).to_bytes()).into_owned()
 }
 
-impl Subscription {
-    /// The value as the Scala consumer writes it: `{ ` + `"t": n` joined by `,` + ` }`.
-    pub fn to_zk_value(&self) -> String {
-        match self {
-            Subscription::Static(topics) => {
-                let entries: Vec<String> =
-                    topics.iter().map(|(t, n)| format!("{}: {n}", serde_json::Value::String(t.clone()))).collect();
-                format!("{{ {} }}", entries.join(","))
-            }
-            Subscription::Wildcard { exclude: false, streams, pattern } => format!("*{streams}*{pattern}"),
-            Subscription::Wildcard { exclude: true, streams, pattern } => format!("!{streams}!{pattern}"),
-        }
-    }
+/// Parses a registration value; members registered by other clients (brod, samsa) that are not
+/// in the Scala format are errors.
+pub fn parse_subscription(path: &str, value: &str) -> std::result::Result<Subscription, String> {
+    LegacyConsumerRegistration::parse(path, value.as_bytes()).map(|r| r.0).map_err(|e| e.to_string())
+}
 
-    pub fn parse(value: &str) -> std::result::Result<Subscription, String> {
-        for (mark, exclude) in [('*', false), ('!', true)] {
-            if let Some(rest) = value.strip_prefix(mark) {
-                let (n, pattern) = rest.split_once(mark).ok_or("wildcard subscription without a second marker")?;
-                let streams = n.parse().map_err(|_| format!("stream count {n:?} is not a number"))?;
-                return Ok(Subscription::Wildcard { exclude, streams, pattern: pattern.to_owned() });
+/// Streams `subscription` wants for `topic` (0 when not subscribed).
+pub fn streams_for(subscription: &Subscription, topic: &str) -> u32 {
+    match subscription {
+        Subscription::Static(t) => t.iter().find(|(name, _)| name.as_str() == topic).map_or(0, |(_, n)| *n),
+        Subscription::Whitelist { regex, streams } => {
+            if wildcard_matches(regex, topic) {
+                *streams
+            } else {
+                0
             }
         }
-        let json: serde_json::Value = serde_json::from_str(value).map_err(|e| format!("not JSON: {e}"))?;
-        let obj = json.as_object().ok_or("not a JSON object")?;
-        let mut topics = BTreeMap::new();
-        for (t, n) in obj {
-            let n = n
-                .as_u64()
-                .or_else(|| n.as_str().and_then(|s| s.parse().ok()))
-                .and_then(|n| u32::try_from(n).ok())
-                .ok_or_else(|| format!("stream count for {t:?} is not a number"))?;
-            topics.insert(t.clone(), n);
-        }
-        Ok(Subscription::Static(topics))
-    }
-
-    /// Streams for `topic` (0 when not subscribed).
-    pub fn streams_for(&self, topic: &str) -> u32 {
-        match self {
-            Subscription::Static(t) => t.get(topic).copied().unwrap_or(0),
-            Subscription::Wildcard { exclude, streams, pattern } => {
-                let matches = wildcard_matches(pattern, topic);
-                if matches != *exclude {
-                    *streams
-                } else {
-                    0
-                }
+        Subscription::Blacklist { regex, streams } => {
+            if wildcard_matches(regex, topic) {
+                0
+            } else {
+                *streams
             }
         }
     }
@@ -106,6 +89,16 @@ fn wildcard_matches(pattern: &str, topic: &str) -> bool {
     let cleaned = pattern.trim().replace(',', "|").replace(' ', "");
     let cleaned = cleaned.trim_start_matches(['"', '\'']).trim_end_matches(['"', '\'']);
     regex::Regex::new(&format!("^(?:{cleaned})$")).is_ok_and(|re| re.is_match(topic))
+}
+
+/// A topic or group name checked as a ZooKeeper path component (no `/`, `..`, …).
+fn name<T: TryFrom<String, Error = ZkDataError>>(value: &str) -> Result<T> {
+    T::try_from(value.to_owned()).map_err(|e| ClientError::Config(e.to_string()))
+}
+
+/// The ZooKeeper path of a node kind; every path the client touches is built here.
+fn path(kind: NodeKind) -> String {
+    kind.path()
 }
 
 /// A ZooKeeper session plus the 0.7 paths.
@@ -228,14 +221,18 @@ impl ZkCluster {
     pub async fn brokers_lenient(&self) -> Result<(BTreeMap<i32, BrokerInfo>, Vec<ClientError>)> {
         let mut out = BTreeMap::new();
         let mut bad = Vec::new();
-        for child in self.children("/brokers/ids").await? {
-            let path = format!("/brokers/ids/{child}");
+        let ids = Container::BrokerIds.path();
+        for child in self.children(&ids).await? {
+            let Some(id) = child.parse::<i32>().ok().filter(|id| *id >= 0) else {
+                let path = kafka_wire_zk::child_path(&ids, &child).unwrap_or_else(|_| format!("{ids}/{child:?}"));
+                let value = self.data(&path).await.ok().flatten().unwrap_or_default();
+                bad.push(ClientError::ZooKeeperData { path, value, reason: "the node name is not a broker id".into() });
+                continue;
+            };
+            let path = path(NodeKind::BrokerRegistration { broker_id: id });
             // A broker may vanish between the listing and the read.
             let Some(value) = self.data(&path).await? else { continue };
-            let parsed = match child.parse::<i32>() {
-                Ok(id) => BrokerInfo::parse(id, &value),
-                Err(_) => Err("the node name is not a broker id".to_owned()),
-            };
+            let parsed = BrokerInfo::parse(id, &value);
             match parsed {
                 Ok(info) => {
                     out.insert(info.id, info);
@@ -248,18 +245,19 @@ impl ZkCluster {
 
     /// Topics under `/brokers/topics`, sorted.
     pub async fn topics(&self) -> Result<Vec<String>> {
-        let mut t = self.children("/brokers/topics").await?;
+        let mut t = self.children(&Container::BrokerTopics.path()).await?;
         t.sort();
         Ok(t)
     }
 
     /// Broker id → partition count registered for `topic`.
     pub async fn topic_partition_counts(&self, topic: &str) -> Result<BTreeMap<i32, i32>> {
-        let base = format!("/brokers/topics/{topic}");
+        let topic: TopicName = name(topic)?;
+        let base = path(NodeKind::TopicRegistration { topic: topic.clone() });
         let mut out = BTreeMap::new();
         for child in self.children(&base).await? {
-            let Ok(id) = child.parse::<i32>() else { continue };
-            let path = format!("{base}/{child}");
+            let Some(id) = child.parse::<i32>().ok().filter(|id| *id >= 0) else { continue };
+            let path = path(NodeKind::LegacyTopicBroker { topic: topic.clone(), broker_id: id });
             let Some(value) = self.data(&path).await? else { continue };
             let n = value.trim().parse::<i32>().ok().filter(|n| *n > 0).ok_or_else(|| ClientError::ZooKeeperData {
                 path: path.clone(),
@@ -273,7 +271,7 @@ impl ZkCluster {
 
     /// Consumer groups under `/consumers`, sorted.
     pub async fn groups(&self) -> Result<Vec<String>> {
-        let mut g = self.children("/consumers").await?;
+        let mut g = self.children(&Container::Consumers.path()).await?;
         g.sort();
         Ok(g)
     }
@@ -284,26 +282,45 @@ impl ZkCluster {
         &self,
         group: &str,
     ) -> Result<BTreeMap<String, std::result::Result<Subscription, String>>> {
-        let base = format!("/consumers/{group}/ids");
+        let base = Self::ids_path(group)?;
         let mut out = BTreeMap::new();
         for id in self.children(&base).await? {
-            let Some(value) = self.data(&format!("{base}/{id}")).await? else { continue };
-            out.insert(id, Subscription::parse(&value));
+            let Ok(consumer) = name(&id) else { continue };
+            let path = path(NodeKind::ConsumerRegistration { group: name(group)?, consumer });
+            let Some(value) = self.data(&path).await? else { continue };
+            out.insert(id, parse_subscription(&path, &value));
         }
         Ok(out)
     }
 
-    pub fn offset_path(group: &str, topic: &str, bp: &BrokerPartition) -> String {
-        format!("/consumers/{group}/offsets/{topic}/{}", bp.name())
+    /// `/consumers/<group>/ids`.
+    pub fn ids_path(group: &str) -> Result<String> {
+        Ok(path(NodeKind::Container(Container::ConsumerIds { group: name(group)? })))
     }
 
-    pub fn owner_path(group: &str, topic: &str, bp: &BrokerPartition) -> String {
-        format!("/consumers/{group}/owners/{topic}/{}", bp.name())
+    /// `/consumers/<group>/ids/<consumer>`.
+    pub fn member_path(group: &str, consumer: &str) -> Result<String> {
+        Ok(path(NodeKind::ConsumerRegistration { group: name(group)?, consumer: name(consumer)? }))
+    }
+
+    /// `/consumers/<group>/owners/<topic>`.
+    pub fn owners_dir(group: &str, topic: &str) -> Result<String> {
+        Ok(path(NodeKind::Container(Container::ConsumerOwnersTopic { group: name(group)?, topic: name(topic)? })))
+    }
+
+    pub fn offset_path(group: &str, topic: &str, bp: &BrokerPartition) -> Result<String> {
+        let partition = PartitionKey::BrokerPartition { broker_id: bp.broker_id, partition: bp.partition };
+        Ok(path(NodeKind::ConsumerOffset { group: name(group)?, topic: name(topic)?, partition }))
+    }
+
+    pub fn owner_path(group: &str, topic: &str, bp: &BrokerPartition) -> Result<String> {
+        let partition = PartitionKey::BrokerPartition { broker_id: bp.broker_id, partition: bp.partition };
+        Ok(path(NodeKind::ConsumerOwner { group: name(group)?, topic: name(topic)?, partition }))
     }
 
     /// The committed next offset of a group's partition, if any.
     pub async fn read_offset(&self, group: &str, topic: &str, bp: &BrokerPartition) -> Result<Option<u64>> {
-        let path = Self::offset_path(group, topic, bp);
+        let path = Self::offset_path(group, topic, bp)?;
         match self.data(&path).await? {
             None => Ok(None),
             Some(v) if v.trim().is_empty() => Ok(None),
@@ -316,12 +333,13 @@ impl ZkCluster {
     }
 
     pub async fn write_offset(&self, group: &str, topic: &str, bp: &BrokerPartition, offset: u64) -> Result<()> {
-        self.write_persistent(&Self::offset_path(group, topic, bp), &offset.to_string()).await
+        self.write_persistent(&Self::offset_path(group, topic, bp)?, &offset.to_string()).await
     }
 
     /// Committed offsets of every partition of `topic` for `group`.
     pub async fn group_offsets(&self, group: &str, topic: &str) -> Result<BTreeMap<BrokerPartition, u64>> {
-        let base = format!("/consumers/{group}/offsets/{topic}");
+        let base =
+            path(NodeKind::Container(Container::ConsumerOffsetsTopic { group: name(group)?, topic: name(topic)? }));
         let mut out = BTreeMap::new();
         for child in self.children(&base).await? {
             let Some(bp) = BrokerPartition::parse(&child) else { continue };
@@ -334,8 +352,9 @@ impl ZkCluster {
 
     /// Topics a group has offsets or owners for.
     pub async fn group_topics(&self, group: &str) -> Result<Vec<String>> {
-        let mut t = self.children(&format!("/consumers/{group}/offsets")).await?;
-        for o in self.children(&format!("/consumers/{group}/owners")).await? {
+        let group: GroupId = name(group)?;
+        let mut t = self.children(&Container::ConsumerOffsets { group: group.clone() }.path()).await?;
+        for o in self.children(&Container::ConsumerOwners { group }.path()).await? {
             if !t.contains(&o) {
                 t.push(o);
             }
@@ -362,24 +381,35 @@ mod tests {
 
     #[test]
     fn subscription_round_trips_scala_format() {
-        let s = Subscription::Static(BTreeMap::from([("a".into(), 1), ("b".into(), 2)]));
-        assert_eq!(s.to_zk_value(), r#"{ "a": 1,"b": 2 }"#);
-        assert_eq!(Subscription::parse(&s.to_zk_value()).unwrap(), s);
-        assert_eq!(s.streams_for("b"), 2);
-        assert_eq!(s.streams_for("c"), 0);
-        let w = Subscription::parse("*1*events.*").unwrap();
-        assert_eq!(w, Subscription::Wildcard { exclude: false, streams: 1, pattern: "events.*".into() });
-        assert_eq!(w.streams_for("events-x"), 1);
-        assert_eq!(w.streams_for("other"), 0);
-        assert_eq!(w.to_zk_value(), "*1*events.*");
-        let alt = Subscription::parse("*1*\"a.*, b[0-9]+\"").unwrap();
-        assert_eq!(alt.streams_for("b12"), 1);
-        assert_eq!(alt.streams_for("abc"), 1);
-        assert_eq!(alt.streams_for("b12x"), 0, "whole-name match");
-        let b = Subscription::parse("!2!secret").unwrap();
-        assert_eq!(b.streams_for("secret"), 0);
-        assert_eq!(b.streams_for("public"), 2);
+        let topic = |t: &str| TopicName::new(t).unwrap();
+        let s = Subscription::Static(BTreeMap::from([(topic("a"), 1), (topic("b"), 2)]));
+        assert_eq!(subscription_value(&s), r#"{ "a": 1,"b": 2 }"#);
+        assert_eq!(parse_subscription("/x", &subscription_value(&s)).unwrap(), s);
+        assert_eq!(streams_for(&s, "b"), 2);
+        assert_eq!(streams_for(&s, "c"), 0);
+        let w = parse_subscription("/x", "*1*events.*").unwrap();
+        assert_eq!(w, Subscription::Whitelist { regex: "events.*".into(), streams: 1 });
+        assert_eq!(streams_for(&w, "events-x"), 1);
+        assert_eq!(streams_for(&w, "other"), 0);
+        assert_eq!(subscription_value(&w), "*1*events.*");
+        let alt = parse_subscription("/x", "*1*\"a.*, b[0-9]+\"").unwrap();
+        assert_eq!(streams_for(&alt, "b12"), 1);
+        assert_eq!(streams_for(&alt, "abc"), 1);
+        assert_eq!(streams_for(&alt, "b12x"), 0, "whole-name match");
+        let b = parse_subscription("/x", "!2!secret").unwrap();
+        assert_eq!(streams_for(&b, "secret"), 0);
+        assert_eq!(streams_for(&b, "public"), 2);
         // samsa's bare topic name is not a Scala registration.
-        assert!(Subscription::parse("events").is_err());
+        assert!(parse_subscription("/x", "events").is_err());
+    }
+
+    #[test]
+    fn paths_come_from_the_zk_crate_and_refuse_bad_names() {
+        let bp = BrokerPartition { broker_id: 0, partition: 3 };
+        assert_eq!(ZkCluster::offset_path("g", "t", &bp).unwrap(), "/consumers/g/offsets/t/0-3");
+        assert_eq!(ZkCluster::owner_path("g", "t", &bp).unwrap(), "/consumers/g/owners/t/0-3");
+        assert!(ZkCluster::offset_path("..", "t", &bp).is_err());
+        assert!(ZkCluster::owner_path("g", "a/b", &bp).is_err());
+        assert!(ZkCluster::member_path("g", "..").is_err());
     }
 }

@@ -63,3 +63,9 @@ impl ConfigChange {
         Value::String(self.topic.to_string()).to_string().into_bytes()
     }
 }
+
+/// The path to create `/config/changes/config_change_` with ZooKeeper's sequential flag at,
+/// which appends the 10-digit sequence number of a [`NodeKind::ConfigChange`](crate::NodeKind).
+pub fn config_change_create_path() -> String {
+    format!("{}/{CONFIG_CHANGE_PREFIX}", crate::Container::ConfigChanges.path())
+}

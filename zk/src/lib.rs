@@ -33,7 +33,7 @@ pub use admin::{
     DeleteTopics, DeleteTopicsNode, PartitionReassignment, PreferredReplicaElection, ReassignPartitions, TopicPartition,
 };
 pub use brokers::{BrokerNode, BrokerRegistration, LegacyBrokerRegistration, LegacyCreator};
-pub use config::{ConfigChange, TopicConfig, CONFIG_CHANGE_PREFIX};
+pub use config::{config_change_create_path, ConfigChange, TopicConfig, CONFIG_CHANGE_PREFIX};
 pub use consumers::{
     ConsumerOffset, ConsumerRegistration, ConsumerRegistrationNode, ConsumerThreadId, LegacyConsumerRegistration,
     Subscription,
@@ -41,6 +41,6 @@ pub use consumers::{
 pub use controller::{ControllerEpoch, ControllerNode};
 pub use error::ZkDataError;
 pub use json::VERSION_1;
-pub use names::{ConsumerId, GroupId, TopicName};
-pub use node::{check, parse, Container, Node, NodeKind, PartitionKey, TypedValue};
+pub use names::{child_path, ConsumerId, GroupId, TopicName};
+pub use node::{check, config_change_sequence, parse, Container, Node, NodeKind, PartitionKey, TypedValue};
 pub use topics::{LegacyPartitionCount, PartitionState, TopicNode, TopicRegistration};

@@ -104,3 +104,10 @@ validated_name!(
     "consumer id",
     |name| validate_component("consumer id", name)
 );
+
+/// `<parent>/<child>` for a child name as ZooKeeper listed it, checked as one path component
+/// (no `/`, not `.` or `..`), so that walking a tree never builds a path outside it.
+pub fn child_path(parent: &str, child: &str) -> Result<String, ZkDataError> {
+    validate_component("ZooKeeper node name", child)?;
+    Ok(if parent == "/" { format!("/{child}") } else { format!("{}/{child}", parent.trim_end_matches('/')) })
+}

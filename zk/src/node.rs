@@ -89,6 +89,13 @@ pub enum Container {
     ConfigChanges,
 }
 
+impl Container {
+    /// The container's ZooKeeper path.
+    pub fn path(&self) -> String {
+        NodeKind::Container(self.clone()).path()
+    }
+}
+
 /// Every node of Kafka's ZooKeeper layout that this module knows, with the names and ids its
 /// path carries. [`NodeKind::path`] and [`NodeKind::classify`] are inverses.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -209,7 +216,8 @@ fn id(text: &str) -> Option<i32> {
     parse_canonical(text, MAX_ID).map(|v| v as i32)
 }
 
-fn config_change_sequence(name: &str) -> Option<u32> {
+/// The sequence number of a `/config/changes` child named `config_change_<10 digits>`.
+pub fn config_change_sequence(name: &str) -> Option<u32> {
     let digits = name.strip_prefix(CONFIG_CHANGE_PREFIX)?;
     if digits.len() != 10 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;

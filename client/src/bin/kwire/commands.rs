@@ -406,7 +406,7 @@ pub async fn topics(cluster: &Cluster) -> CmdResult {
         out.push_str(&format!("  {g}  ({} members)\n", members.len()));
         for (id, sub) in &members {
             let s = match sub {
-                Ok(s) => s.to_zk_value(),
+                Ok(s) => kafka_wire_client::zk::subscription_value(s),
                 Err(e) => format!("unreadable: {e}"),
             };
             out.push_str(&format!("    member {id}  {s}\n"));
@@ -422,7 +422,7 @@ pub async fn topics(cluster: &Cluster) -> CmdResult {
             }
             let mut total_lag = 0u64;
             for bp in &all {
-                let owner = zk.data(&ZkCluster::owner_path(g, &t, bp)).await?.unwrap_or_else(|| "-".into());
+                let owner = zk.data(&ZkCluster::owner_path(g, &t, bp)?).await?.unwrap_or_else(|| "-".into());
                 let end = log_end(&mut conns, &brokers, &t, bp).await;
                 let c = committed.get(bp).copied();
                 let lag = match (end, c) {
