@@ -8,6 +8,8 @@
 //!   transaction; every broker watches `/config/changes` ([`crate::zk_config`]) and applies it.
 //! * standalone, [`crate::config_file`] in the log dir, written atomically.
 //!
+//! Both are a [`TopicStore`]; every operation is implemented once over it.
+//!
 //! Every broker hosts every partition of every topic that has a configuration, so CREATE makes
 //! the partitions on all brokers and DELETE removes them from all live brokers.
 //!
@@ -24,10 +26,10 @@ use kafka_wire_legacy::{validate_topic, validate_topic_dirs, ErrorCode, Versione
 use kafka_wire_runtime::{Decode, Encode, StrBytes};
 use tracing::{info, warn};
 
-use crate::config_file;
 use crate::state::BrokerState;
+use crate::topic_apply::{apply_local_async, ApplyError};
 use crate::topic_settings::{Overrides, SettingError};
-use crate::zk_config;
+use crate::topic_store::{StoreError, TopicStore};
 
 /// The ModifyTopic version of CREATE, ALTER, DELETE and DESCRIBE.
 pub const VERSION: i16 = 0;
@@ -216,125 +218,6 @@ pub fn describe(state: &BrokerState, topic: &str, overrides: &Overrides) -> Vec<
         .collect()
 }
 
-/// Applies a topic's configuration on this broker (`None`: the topic was deleted): overrides
-/// on the live logs, partitions created. Blocking (file I/O).
-pub fn apply_local(state: &BrokerState, topic: &str, config: Option<Overrides>) -> Result<(), String> {
-    match config {
-        Some(o) => {
-            state.apply_topic_config(topic, Some(o)).map_err(|e| format!("applying settings of {topic}: {e}"))?;
-            state.create_partitions(topic).map_err(|e| format!("creating partitions of {topic}: {e}"))
-        }
-        None if state.has_topic(topic) => {
-            let n = state.delete_topic(topic).map_err(|e| format!("deleting {topic}: {e}"))?;
-            info!(topic, partitions = n, "topic deleted");
-            Ok(())
-        }
-        None => Ok(()),
-    }
-}
-
-/// [`apply_local`] off the async workers.
-pub async fn apply_local_async(state: &Arc<BrokerState>, topic: &str, config: Option<Overrides>) -> Result<(), String> {
-    let (state, topic_owned) = (state.clone(), topic.to_owned());
-    tokio::task::spawn_blocking(move || apply_local(&state, &topic_owned, config))
-        .await
-        .map_err(|e| format!("applying the configuration of {topic}: {e}"))?
-}
-
-/// Start-up in standalone mode: loads the configuration file and applies every topic's. A
-/// stored topic that cannot be applied (a name its partitions' directories cannot have, a
-/// partition that cannot be opened) is skipped with a warning naming it: one bad entry must not
-/// keep the broker from starting.
-pub fn load_standalone(state: &BrokerState) -> Result<(), String> {
-    let topics = config_file::load(state.logs().dir()).map_err(|e| e.to_string())?;
-    for (topic, o) in topics {
-        if let Err(e) = validate_topic(&topic, state.max_topic_name_length()) {
-            warn!(topic, "ignoring the stored configuration of an invalid topic name: {e}");
-            continue;
-        }
-        if let Err(e) = apply_local(state, &topic, Some(o)) {
-            warn!(topic, "skipping a stored topic that cannot be opened: {e}");
-            let _ = state.apply_topic_config(&topic, None);
-        }
-    }
-    Ok(())
-}
-
-/// Undoes a stored change whose local application failed: the stored configuration goes back
-/// to `before` (`None`: the topic had none, so what was created here is removed).
-fn roll_back_local(state: &BrokerState, topic: &str, before: Option<Overrides>) {
-    let restored = match before {
-        Some(o) => apply_local(state, topic, Some(o)),
-        None => apply_local(state, topic, None),
-    };
-    if let Err(e) = restored {
-        warn!(topic, "rolling back a failed ModifyTopic: {e}");
-    }
-}
-
-/// Standalone: the configuration file is the store. Blocking.
-fn standalone(state: &BrokerState, c: &Checked) -> Result<Vec<ConfigEntry>, AdminError> {
-    let topic = c.topic.as_str();
-    let exists = state.has_topic(topic);
-    let mut all = state.topic_configs();
-    let save = |all: &std::collections::BTreeMap<String, Overrides>| {
-        config_file::save(state.logs().dir(), all).map_err(|e| AdminError::server(e.to_string()))
-    };
-    let local = |config: Option<Overrides>| apply_local(state, topic, config).map_err(AdminError::server);
-    match c.op {
-        Operation::Create => {
-            if exists {
-                return Err(AdminError::exists(topic));
-            }
-            let o = altered(state, topic, &Overrides::default(), &c.changes, 0)?;
-            let before = all.clone();
-            all.insert(topic.to_owned(), o.clone());
-            save(&all)?;
-            if let Err(e) = local(Some(o.clone())) {
-                save(&before)?;
-                roll_back_local(state, topic, None);
-                return Err(e);
-            }
-            Ok(describe(state, topic, &o))
-        }
-        Operation::Alter => {
-            if !exists {
-                return Err(AdminError::unknown_topic(topic));
-            }
-            let previous = state.topic_config(topic);
-            let current = previous.clone().unwrap_or_default();
-            let o = altered(state, topic, &current, &c.changes, state.partition_count(topic))?;
-            let before = all.clone();
-            all.insert(topic.to_owned(), o.clone());
-            save(&all)?;
-            if let Err(e) = local(Some(o.clone())) {
-                save(&before)?;
-                roll_back_local(state, topic, Some(previous.unwrap_or_default()));
-                return Err(e);
-            }
-            Ok(describe(state, topic, &o))
-        }
-        Operation::Delete => {
-            if !exists {
-                return Err(AdminError::unknown_topic(topic));
-            }
-            if all.remove(topic).is_some() {
-                save(&all)?;
-            }
-            local(None)?;
-            Ok(Vec::new())
-        }
-        // LIST is answered from this broker's state (`admin::list`), not from the store.
-        Operation::List => Ok(Vec::new()),
-        Operation::Describe => {
-            if !exists {
-                return Err(AdminError::unknown_topic(topic));
-            }
-            Ok(describe(state, topic, &state.topic_config(topic).unwrap_or_default()))
-        }
-    }
-}
-
 /// LIST: every topic with a log or a configuration here, sorted.
 pub fn list(state: &BrokerState) -> Vec<ListedTopic> {
     let configured = state.topic_configs();
@@ -351,18 +234,142 @@ pub fn list(state: &BrokerState) -> Vec<ListedTopic> {
         .collect()
 }
 
-/// Runs one checked operation against the configured store.
-pub async fn execute(state: &Arc<BrokerState>, c: Checked) -> Result<Vec<ConfigEntry>, AdminError> {
-    let _guard = state.admin_lock().await;
+/// How often a write that lost a race with another broker's change is redone on the newer
+/// configuration.
+const ATTEMPTS: usize = 5;
+
+impl From<StoreError> for AdminError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Exists(topic) => AdminError::exists(&topic),
+            other => AdminError::server(other.to_string()),
+        }
+    }
+}
+
+impl From<ApplyError> for AdminError {
+    fn from(e: ApplyError) -> Self {
+        AdminError::server(e.to_string())
+    }
+}
+
+/// The store this broker keeps topic configuration in.
+fn store(state: &BrokerState) -> Result<TopicStore, AdminError> {
     if state.uses_zookeeper() {
         let client =
             state.zk_client().ok_or_else(|| AdminError::server("not connected to ZooKeeper; try again shortly"))?;
-        return zk_config::execute(state, &client, &c).await;
+        Ok(TopicStore::ZooKeeper(client))
+    } else {
+        Ok(TopicStore::File { log_dir: state.logs().dir().to_path_buf() })
     }
-    let state = state.clone();
-    tokio::task::spawn_blocking(move || standalone(&state, &c))
-        .await
-        .map_err(|e| AdminError::server(format!("the ModifyTopic task failed: {e}")))?
+}
+
+/// Runs one checked operation against the configured store, one at a time on this broker. A
+/// concurrent change of the same topic by another broker is not lost: the operation is redone
+/// on top of it.
+pub async fn execute(state: &Arc<BrokerState>, c: Checked) -> Result<Vec<ConfigEntry>, AdminError> {
+    let _guard = state.admin_lock().await;
+    let store = store(state)?;
+    let mut attempt = 1;
+    loop {
+        match execute_once(state, &store, &c).await {
+            Err(Refusal::Store(StoreError::Concurrent { .. })) if attempt < ATTEMPTS => attempt += 1,
+            r => return r.map_err(AdminError::from),
+        }
+    }
+}
+
+/// Why one attempt failed: refused, or the store said so (which may be worth a retry).
+enum Refusal {
+    Admin(AdminError),
+    Store(StoreError),
+}
+
+impl From<AdminError> for Refusal {
+    fn from(e: AdminError) -> Self {
+        Refusal::Admin(e)
+    }
+}
+
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Self {
+        Refusal::Store(e)
+    }
+}
+
+impl From<ApplyError> for Refusal {
+    fn from(e: ApplyError) -> Self {
+        Refusal::Admin(e.into())
+    }
+}
+
+impl From<SettingError> for Refusal {
+    fn from(e: SettingError) -> Self {
+        Refusal::Admin(e.into())
+    }
+}
+
+impl From<Refusal> for AdminError {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Admin(e) => e,
+            Refusal::Store(e) => e.into(),
+        }
+    }
+}
+
+/// One operation: checked against what is stored, stored, then applied here (and on the other
+/// brokers through their watch when the store is ZooKeeper). A store change whose local
+/// application fails is undone, so a refused request changes nothing.
+async fn execute_once(state: &Arc<BrokerState>, store: &TopicStore, c: &Checked) -> Result<Vec<ConfigEntry>, Refusal> {
+    let topic = c.topic.as_str();
+    let read = store.read(state, topic).await?;
+    let exists = read.is_some() || state.has_topic(topic) || store.registered_elsewhere(topic).await?;
+    let current = read.as_ref().map(|s| s.overrides.clone()).unwrap_or_default();
+    let partitions = match c.op {
+        Operation::Create => 0,
+        _ => state.partition_count(topic),
+    };
+    match c.op {
+        Operation::Create | Operation::Alter => {
+            match (c.op, exists) {
+                (Operation::Create, true) => return Err(AdminError::exists(topic).into()),
+                (Operation::Alter, false) => return Err(AdminError::unknown_topic(topic).into()),
+                _ => {}
+            }
+            let base = if c.op == Operation::Create { Overrides::default() } else { current.clone() };
+            let o = altered(state, topic, &base, &c.changes, partitions)?;
+            store.write(state, topic, Some(&o), read.as_ref()).await?;
+            if let Err(e) = apply_local_async(state, topic, Some(o.clone())).await {
+                if let Err(undo) = store.undo(state, topic, read.as_ref(), Some(&o)).await {
+                    warn!(topic, "rolling back a failed {:?}: {undo}", c.op);
+                }
+                // Back to what was here: the previous settings, or no topic at all.
+                let previous = if c.op == Operation::Create { None } else { Some(current) };
+                if let Err(again) = apply_local_async(state, topic, previous).await {
+                    warn!(topic, "rolling back a failed {:?} here: {again}", c.op);
+                }
+                return Err(e.into());
+            }
+            Ok(describe(state, topic, &o))
+        }
+        Operation::Delete => {
+            if !exists {
+                return Err(AdminError::unknown_topic(topic).into());
+            }
+            store.write(state, topic, None, read.as_ref()).await?;
+            apply_local_async(state, topic, None).await?;
+            Ok(Vec::new())
+        }
+        // LIST is answered from this broker's state (`admin::list`), not from the store.
+        Operation::List => Ok(Vec::new()),
+        Operation::Describe => {
+            if !exists {
+                return Err(AdminError::unknown_topic(topic).into());
+            }
+            Ok(describe(state, topic, &current))
+        }
+    }
 }
 
 /// Decodes, executes and answers one MODIFY_TOPIC request.
@@ -435,6 +442,8 @@ mod tests {
     use kafka_wire_legacy::log::LogManager;
     use proptest::prelude::*;
 
+    use crate::config_file;
+    use crate::topic_apply::load_standalone;
     use crate::topic_settings::BrokerDefaults;
 
     fn standalone_state(dir: &std::path::Path) -> Arc<BrokerState> {

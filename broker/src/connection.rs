@@ -208,7 +208,7 @@ impl<'a> Connection<'a> {
                 };
                 tokio::select! {
                     biased;
-                    _ = crate::zk::stopped(shutdown), if !busy => Event::Stop,
+                    _ = crate::shutdown::stopped(shutdown), if !busy => Event::Stop,
                     _ = self.admission.shed() => Event::Shed,
                     e = job => e,
                     e = read => e,

@@ -17,6 +17,7 @@ use crate::config::BrokerConfig;
 use crate::connection::{serve, ConnectionLimits};
 use crate::connection_table::{ConnectionTable, TableLimits};
 use crate::processors::Processors;
+use crate::shutdown::stopped;
 use crate::state::BrokerState;
 use crate::topic_settings::BrokerDefaults;
 use crate::zk::{self, Registration, RegistrationError};
@@ -182,11 +183,11 @@ impl Broker {
             // Standalone: the topic configuration lives in a file in the log dir.
             let loaded = {
                 let state = state.clone();
-                tokio::task::spawn_blocking(move || crate::admin::load_standalone(&state))
+                tokio::task::spawn_blocking(move || crate::topic_apply::load_standalone(&state))
                     .await
                     .map_err(|e| StartError::LogTask { dir: dir.clone(), detail: e.to_string() })?
             };
-            loaded.map_err(|detail| StartError::TopicConfig { dir: dir.clone(), detail })?;
+            loaded.map_err(|e| StartError::TopicConfig { dir: dir.clone(), detail: e.to_string() })?;
         }
 
         let listener = bind(&config)?;
@@ -319,7 +320,7 @@ async fn accept_loop(
     let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
-            _ = zk::stopped(&mut shutdown) => break,
+            _ = stopped(&mut shutdown) => break,
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
             r = listener.accept() => r,
         };
@@ -363,7 +364,7 @@ async fn accept_loop(
 async fn flush_task(state: Arc<BrokerState>, interval: Duration, mut shutdown: watch::Receiver<bool>) {
     loop {
         tokio::select! {
-            _ = zk::stopped(&mut shutdown) => return,
+            _ = stopped(&mut shutdown) => return,
             _ = tokio::time::sleep(interval) => {}
         }
         let (errors, dropped) = state.logs().take_flush_errors();
@@ -392,7 +393,7 @@ async fn cleanup_task(
     let mut wait = delay;
     loop {
         tokio::select! {
-            _ = zk::stopped(&mut shutdown) => return,
+            _ = stopped(&mut shutdown) => return,
             _ = tokio::time::sleep(wait) => {}
         }
         wait = interval;

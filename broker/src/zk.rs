@@ -27,6 +27,7 @@ use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError
 use kafka_wire_zk::{Container, LegacyBrokerRegistration, LegacyCreator, NodeKind, TopicName, ZkDataError};
 
 use crate::config::ZkConfig;
+use crate::shutdown::stopped;
 use crate::state::{BrokerState, TopicEvent};
 use crate::zk_config;
 
@@ -42,7 +43,7 @@ pub enum RegistrationError {
     )]
     AlreadyRegistered { id: i32, path: String, data: String },
     #[error("topic configuration in ZooKeeper: {0}")]
-    Config(String),
+    Config(#[from] zk_config::SyncError),
     #[error("cannot register in ZooKeeper: {0}")]
     Name(#[from] ZkDataError),
 }
@@ -240,7 +241,7 @@ fn wake_on(watcher: zookeeper_client::OneshotWatcher) -> Wake {
     })
 }
 
-fn retry_soon(e: &str) -> Wake {
+fn retry_soon(e: &dyn std::fmt::Display) -> Wake {
     warn!("topic configuration watch: {e}; retrying");
     Box::pin(tokio::time::sleep(Duration::from_secs(1)))
 }
@@ -285,8 +286,8 @@ pub async fn start(
     state.set_zk_client(Some(client.clone()));
     // Notifications from before this start are history: the configuration nodes say where
     // they led.
-    zk_config::ensure_paths(&client).await.map_err(RegistrationError::Config)?;
-    let (mut last_change, _) = zk_config::watch_changes(&client).await.map_err(RegistrationError::Config)?;
+    zk_config::ensure_config_paths(&client).await?;
+    let (mut last_change, _) = zk_config::watch_changes(&client).await?;
     let mut config_wake = follow_config(&client, &state, &mut last_change).await;
 
     let task = tokio::spawn(async move {
@@ -356,9 +357,4 @@ pub async fn start(
         }
     });
     Ok(Registrar { task })
-}
-
-/// Resolves once the shutdown flag is set (or its sender is gone).
-pub(crate) async fn stopped(rx: &mut watch::Receiver<bool>) {
-    let _ = rx.wait_for(|s| *s).await;
 }

@@ -35,8 +35,6 @@ pub enum DecodeErrorKind {
     TrailingBytes(usize),
     /// A nullable struct's presence marker was neither -1 nor 1.
     InvalidStructMarker(i8),
-    /// A domain-specific problem (records, legacy protocol).
-    Invalid(String),
 }
 
 impl fmt::Display for DecodeErrorKind {
@@ -66,7 +64,6 @@ impl fmt::Display for DecodeErrorKind {
             Self::RetiredApi(key) => write!(f, "api key {key} belongs to a retired API, which has no versions"),
             Self::TrailingBytes(n) => write!(f, "{n} unexpected trailing bytes"),
             Self::InvalidStructMarker(m) => write!(f, "invalid nullable struct marker {m}"),
-            Self::Invalid(msg) => f.write_str(msg),
         }
     }
 }
@@ -167,8 +164,6 @@ pub enum EncodeErrorKind {
     TooLong { length: usize, max: usize },
     /// Unknown tagged fields cannot be written at a version that is not flexible.
     TaggedFieldsNotFlexible { version: i16 },
-    /// A domain-specific problem.
-    Invalid(String),
 }
 
 impl fmt::Display for EncodeErrorKind {
@@ -186,7 +181,6 @@ impl fmt::Display for EncodeErrorKind {
             Self::TaggedFieldsNotFlexible { version } => {
                 write!(f, "tagged fields cannot be written at non-flexible version {version}")
             }
-            Self::Invalid(msg) => f.write_str(msg),
         }
     }
 }

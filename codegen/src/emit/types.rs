@@ -55,16 +55,10 @@ pub fn field_type(field: &Field, rt: &TokenStream) -> TokenStream {
 /// The fewest bytes one encoded element of `ty` can take (at least 1), used to bound array
 /// lengths read from the wire before allocating.
 pub fn min_size(ty: &FieldType) -> usize {
-    match ty {
-        FieldType::Int16 | FieldType::Uint16 => 2,
-        FieldType::Int32 | FieldType::Uint32 => 4,
-        FieldType::Int64 | FieldType::Float64 => 8,
-        FieldType::Uuid => 16,
-        _ => 1,
-    }
+    fixed_size(ty).unwrap_or(1)
 }
 
-/// Fixed encoded size of a value of `ty`, if it has one.
+/// Fixed encoded size of a value of `ty`, if it has one: the one size table.
 pub fn fixed_size(ty: &FieldType) -> Option<usize> {
     match ty {
         FieldType::Bool | FieldType::Int8 => Some(1),
