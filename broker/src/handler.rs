@@ -93,7 +93,7 @@ pub fn produce_all(state: &Arc<BrokerState>, requests: impl IntoIterator<Item = 
                 Ok(Some(point)) => ProduceOutcome::owe(&mut out.flushes, point),
                 Ok(None) => {}
                 Err(reason) => {
-                    out.close = Some(reason);
+                    out.close = Some(reason.to_string());
                     return out;
                 }
             }
@@ -132,21 +132,32 @@ pub fn handle(state: &Arc<BrokerState>, request: &Request, nonblocking: bool) ->
     })
 }
 
+/// Why one PRODUCE entry closes the connection.
+#[derive(Debug, thiserror::Error)]
+enum ProduceError {
+    #[error("produce: invalid topic name: {0}")]
+    Topic(kafka_wire_legacy::TopicError),
+    #[error("produce to {topic}: partition {partition} is outside 0..{count}")]
+    Partition { topic: String, partition: i32, count: i32 },
+    #[error("produce to {topic}-{partition}: {source}")]
+    Log { topic: String, partition: i32, source: LogError },
+}
+
 /// One PRODUCE entry: the flush it asks for, if any. `Err` means close the connection. Only
 /// an error of the disk itself halts the broker ([`LogError::is_disk_failure`]); what a request
 /// can cause (a name too long for the filesystem, too many partitions or open files) closes
 /// that connection, as 0.7 does for other bad requests.
-fn produce(state: &Arc<BrokerState>, p: &ProduceRequest, budget: &mut usize) -> Result<Option<FlushPoint>, String> {
+fn produce(state: &Arc<BrokerState>, p: &ProduceRequest, budget: &mut usize) -> Result<Option<FlushPoint>, ProduceError> {
     let count = state.partition_count(&p.topic);
-    validate_new_topic(&p.topic, state.max_topic_name_length(), count)
-        .map_err(|e| format!("produce: invalid topic name: {e}"))?;
+    validate_new_topic(&p.topic, state.max_topic_name_length(), count).map_err(ProduceError::Topic)?;
     let partition = match p.partition {
         -1 => fastrand::i32(0..count),
         n if n < 0 || n >= count => {
-            return Err(format!("produce to {}: partition {n} is outside 0..{count}", p.topic));
+            return Err(ProduceError::Partition { topic: p.topic.clone(), partition: n, count });
         }
         n => n,
     };
+    let refused = |source| ProduceError::Log { topic: p.topic.clone(), partition, source };
     let result = state.logs().append_deferred_within(&p.topic, partition, &p.messages, budget);
     // A log exists from here on even if the set was refused (0.7 creates it first).
     if state.logs().get(&p.topic, partition).is_some() {
@@ -162,14 +173,14 @@ fn produce(state: &Arc<BrokerState>, p: &ProduceRequest, budget: &mut usize) -> 
             warn!(topic = %p.topic, partition, offset, size, max, "dropping produce: message larger than max.message.size");
             Ok(None)
         }
-        Err(LogError::InvalidMessageSet(e)) => Err(format!("produce to {}-{partition}: {e}", p.topic)),
+        Err(e @ LogError::InvalidMessageSet(_)) => Err(refused(e)),
         Err(e) if e.is_disk_failure() => {
             state.halt(format!("append to {}-{partition} failed: {e}", p.topic));
-            Err(format!("produce to {}-{partition}: {e}", p.topic))
+            Err(refused(e))
         }
         Err(e) => {
             warn!(topic = %p.topic, partition, error = %e, "refusing produce");
-            Err(format!("produce to {}-{partition}: {e}", p.topic))
+            Err(refused(e))
         }
     }
 }
