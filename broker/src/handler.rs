@@ -147,7 +147,11 @@ enum ProduceError {
 /// an error of the disk itself halts the broker ([`LogError::is_disk_failure`]); what a request
 /// can cause (a name too long for the filesystem, too many partitions or open files) closes
 /// that connection, as 0.7 does for other bad requests.
-fn produce(state: &Arc<BrokerState>, p: &ProduceRequest, budget: &mut usize) -> Result<Option<FlushPoint>, ProduceError> {
+fn produce(
+    state: &Arc<BrokerState>,
+    p: &ProduceRequest,
+    budget: &mut usize,
+) -> Result<Option<FlushPoint>, ProduceError> {
     let count = state.partition_count(&p.topic);
     validate_new_topic(&p.topic, state.max_topic_name_length(), count).map_err(ProduceError::Topic)?;
     let partition = match p.partition {

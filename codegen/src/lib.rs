@@ -17,6 +17,7 @@
 //! ```
 //! then in the crate: `include!(concat!(env!("OUT_DIR"), "/kafka-wire/mod.rs"));`.
 
+pub mod checked;
 pub mod config;
 pub mod diagnostics;
 pub mod emit;

@@ -6,8 +6,9 @@
 //! The small parsers here (version ranges, types, defaults) are shared with `lower`, so that
 //! what validation accepts is exactly what lowering understands.
 
+use crate::checked::{Checked, CheckedField, CheckedMessage, CheckedStruct};
 use crate::diagnostics::{SchemaError, SchemaWarning};
-use crate::ir::{DefaultValue, FieldType, Message, MessageKind, Versions};
+use crate::ir::{DefaultValue, Field, FieldType, Message, MessageKind, Retired, Versions};
 use crate::schema::{FieldSpec, MessageSpec};
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
@@ -294,6 +295,13 @@ pub fn validate_message(file: &str, spec: &MessageSpec) -> Vec<SchemaError> {
 /// Checks one schema file: every problem found, and the legacy allowances it relied on
 /// (a missing `flexibleVersions`, read as `none` as Kafka's generator did before requiring it).
 pub fn check_message(file: &str, spec: &MessageSpec) -> (Vec<SchemaError>, Vec<SchemaWarning>) {
+    let (_, errors, warnings) = check_schema(file, spec);
+    (errors, warnings)
+}
+
+/// Checks one schema file and, when it breaks no rule, returns it with every string parsed
+/// ([`Checked`]); also every problem found and the warnings.
+pub fn check_schema(file: &str, spec: &MessageSpec) -> (Option<Checked>, Vec<SchemaError>, Vec<SchemaWarning>) {
     let mut v = Validator {
         file,
         errors: Vec::new(),
@@ -302,8 +310,9 @@ pub fn check_message(file: &str, spec: &MessageSpec) -> (Vec<SchemaError>, Vec<S
         commons: HashMap::new(),
         inline: HashMap::new(),
     };
-    v.message(spec);
-    (v.errors, v.warnings)
+    let checked = v.message(spec);
+    let checked = if v.errors.is_empty() { checked } else { None };
+    (checked, v.errors, v.warnings)
 }
 
 /// Whether a schema declares `validVersions: "none"`: an API (or record) whose support was
@@ -351,7 +360,7 @@ impl Validator<'_> {
         }
     }
 
-    fn message(&mut self, spec: &MessageSpec) {
+    fn message(&mut self, spec: &MessageSpec) -> Option<Checked> {
         let path = "$";
         let name = spec.name.as_deref().unwrap_or("");
         match spec.name.as_deref() {
@@ -389,7 +398,9 @@ impl Validator<'_> {
             if let Some(t) = non_blank(spec.flexible_versions.as_deref()) {
                 self.versions(path, "flexibleVersions", Some(t));
             }
-            return;
+            let retired =
+                Retired { file: self.file.to_owned(), name: spec.name.clone()?, kind: kind?, api_key: spec.api_key };
+            return Some(Checked::Retired(retired));
         }
 
         // Rules 6, 11: valid versions.
@@ -443,7 +454,7 @@ impl Validator<'_> {
                 other => other,
             },
         };
-        self.versions(path, "deprecatedVersions", spec.deprecated_versions.as_deref());
+        let deprecated = self.versions(path, "deprecatedVersions", spec.deprecated_versions.as_deref());
 
         // Rule 3: listeners.
         if let Some(listeners) = &spec.listeners {
@@ -506,8 +517,9 @@ impl Validator<'_> {
             }
         }
 
-        self.fields(&spec.fields, "$", name, valid, true);
+        let fields = self.fields(&spec.fields, "$", name, valid, true);
 
+        let mut common_structs = Some(Vec::with_capacity(spec.common_structs.len()));
         for (i, cs) in spec.common_structs.iter().enumerate() {
             let base = format!("$.commonStructs[{i}]");
             let cpath = named_path(&base, cs.name.as_deref());
@@ -519,8 +531,32 @@ impl Validator<'_> {
                 }
                 Some(t) => self.versions(&cpath, "versions", Some(t)),
             };
-            self.fields(&cs.fields, &base, cname, declared, false);
+            let checked = self.fields(&cs.fields, &base, cname, declared, false);
+            common_structs = match (common_structs, declared, checked) {
+                (Some(mut all), Known::Is(Some(versions)), Some(fields)) => {
+                    all.push(CheckedStruct { name: cname.to_owned(), versions, fields });
+                    Some(all)
+                }
+                _ => None,
+            };
         }
+        let (Known::Is(Some(valid_versions)), Known::Is(flexible_versions), Known::Is(deprecated_versions)) =
+            (valid, self.flexible, deprecated)
+        else {
+            return None;
+        };
+        Some(Checked::Live(CheckedMessage {
+            name: spec.name.clone()?,
+            kind: kind?,
+            api_key: spec.api_key,
+            valid_versions,
+            flexible_versions,
+            deprecated_versions,
+            latest_version_unstable: spec.latest_version_unstable.unwrap_or(false),
+            listeners: spec.listeners.clone().unwrap_or_default(),
+            fields: fields?,
+            common_structs: common_structs?,
+        }))
     }
 
     /// Checks the fields of one struct (the message itself when `top_level`).
@@ -532,7 +568,8 @@ impl Validator<'_> {
         struct_name: &str,
         parent: Known<Option<Versions>>,
         top_level: bool,
-    ) {
+    ) -> Option<Vec<CheckedField>> {
+        let mut checked = Some(Vec::with_capacity(fields.len()));
         // (name key, field index) and (tag, field index) for rules 12 to 14.
         let mut names: HashMap<String, usize> = HashMap::new();
         let mut tags: BTreeMap<i64, usize> = BTreeMap::new();
@@ -556,7 +593,11 @@ impl Validator<'_> {
                     tags.insert(tag, i);
                 }
             }
-            self.field(f, &fbase, &fpath, fname, parent, top_level);
+            let field = self.field(f, &fbase, &fpath, fname, parent, top_level);
+            checked = checked.zip(field).map(|(mut all, f)| {
+                all.push(f);
+                all
+            });
         }
         // Rule 14: tags 0..n-1 all used.
         let count = tags.len() as i64;
@@ -568,8 +609,10 @@ impl Validator<'_> {
                 self.error(&fpath, 14, format!("tags in struct {struct_name} are not contiguous from 0: tag {highest} is used but tag {} is not", missing.first().map_or("?", |s| s.as_str())));
             }
         }
+        checked
     }
 
+    /// Checks one field against each field rule in turn; the field, resolved, when it is valid.
     fn field(
         &mut self,
         f: &FieldSpec,
@@ -578,38 +621,90 @@ impl Validator<'_> {
         fname: &str,
         parent: Known<Option<Versions>>,
         top_level: bool,
-    ) {
-        // Rule 15: name.
-        match f.name.as_deref() {
-            None => self.error(fpath, 15, "field has no `name`"),
+    ) -> Option<CheckedField> {
+        let at = FieldAt { spec: f, path: fpath, name: fname };
+        self.rule_15_name(&at);
+        let ty = self.rule_17_type(&at);
+        let tagged = self.versions(fpath, "taggedVersions", f.tagged_versions.as_deref());
+        let versions = self.rule_16_versions(&at, tagged);
+        let nullable = self.versions(fpath, "nullableVersions", f.nullable_versions.as_deref());
+        let mut flexible = Known::Is(None);
+        let mut default = None;
+        if let Some(ty) = &ty {
+            self.rule_18_nullable_type(&at, ty, nullable);
+            self.rule_19_entity_type(&at, ty);
+            self.rule_20_nested_fields(&at, ty);
+            flexible = self.rule_21_flexible_override(&at, ty);
+            self.rule_28_zero_copy(&at, ty);
+            self.rule_9_records_untagged(&at, ty);
+            default = self.rules_29_to_31_default(&at, ty, versions, nullable);
+        }
+        self.rule_7_map_key(&at, top_level);
+        let tag = self.rules_22_to_24_tag(&at);
+        self.rules_8_25_to_27_tagged_versions(&at, tagged, versions, nullable);
+        let nested = self.rules_10_34_35_struct(&at, ty.as_ref(), fbase, versions, parent);
+
+        let (Some(ty), Known::Is(Some(versions)), Known::Is(nullable), Known::Is(tagged_versions), Known::Is(flex)) =
+            (ty, versions, nullable, tagged, flexible)
+        else {
+            return None;
+        };
+        let field = Field {
+            name: capitalize_first(f.name.as_deref()?),
+            ty,
+            versions,
+            nullable_versions: nullable.and_then(|n| n.intersect(&versions)),
+            tagged_versions,
+            tag: tag?,
+            flexible_versions: flex,
+            default: default?,
+            ignorable: f.ignorable.unwrap_or(false),
+            map_key: f.map_key.unwrap_or(false),
+            entity_type: f.entity_type.clone().filter(|e| e != "unknown"),
+            zero_copy: f.zero_copy.unwrap_or(false),
+            about: f.about.clone(),
+        };
+        Some(CheckedField { field, nested: nested? })
+    }
+
+    /// Rule 15: a field has a valid name.
+    fn rule_15_name(&mut self, at: &FieldAt<'_>) {
+        match at.spec.name.as_deref() {
+            None => self.error(at.path, 15, "field has no `name`"),
             Some(n) if !is_field_name(n) => self.error(
-                fpath,
+                at.path,
                 15,
                 format!("field name `{n}` is invalid: it must be a letter followed by letters and digits"),
             ),
             Some(_) => {}
         }
-        // Rule 17: type.
-        let ty = match f.ty.as_deref() {
+    }
+
+    /// Rule 17: a field has a valid type.
+    fn rule_17_type(&mut self, at: &FieldAt<'_>) -> Option<FieldType> {
+        let fname = at.name;
+        match at.spec.ty.as_deref() {
             None => {
-                self.error(fpath, 17, format!("field {fname} has no `type`"));
+                self.error(at.path, 17, format!("field {fname} has no `type`"));
                 None
             }
             Some(t) => match parse_type(t) {
                 Ok(ty) => Some(ty),
                 Err(e) => {
-                    self.error(fpath, 17, format!("field {fname} has an invalid type: {e}"));
+                    self.error(at.path, 17, format!("field {fname} has an invalid type: {e}"));
                     None
                 }
             },
-        };
+        }
+    }
 
-        // Rule 16, 32: versions (tagged-only fields take their tagged versions).
-        let tagged = self.versions(fpath, "taggedVersions", f.tagged_versions.as_deref());
-        let versions = match non_blank(f.versions.as_deref()) {
-            Some(t) => match self.versions(fpath, "versions", Some(t)) {
+    /// Rules 16 and 32: a field has versions (a tagged-only field takes its tagged versions).
+    fn rule_16_versions(&mut self, at: &FieldAt<'_>, tagged: Known<Option<Versions>>) -> Known<Option<Versions>> {
+        let fname = at.name;
+        match non_blank(at.spec.versions.as_deref()) {
+            Some(t) => match self.versions(at.path, "versions", Some(t)) {
                 Known::Is(None) => {
-                    self.error(fpath, 16, format!("field {fname} has versions `none`, so it would never be present"));
+                    self.error(at.path, 16, format!("field {fname} has versions `none`, so it would never be present"));
                     Known::Unknown
                 }
                 other => other,
@@ -618,7 +713,7 @@ impl Validator<'_> {
                 Known::Is(Some(t)) => Known::Is(Some(t)),
                 Known::Is(None) => {
                     self.error(
-                        fpath,
+                        at.path,
                         16,
                         format!("field {fname} has no `versions` (required unless `taggedVersions` is given)"),
                     );
@@ -626,158 +721,234 @@ impl Validator<'_> {
                 }
                 Known::Unknown => Known::Unknown,
             },
+        }
+    }
+
+    /// Rule 18: only strings, bytes, records, structs and arrays can be nullable.
+    fn rule_18_nullable_type(&mut self, at: &FieldAt<'_>, ty: &FieldType, nullable: Known<Option<Versions>>) {
+        if let Known::Is(Some(_)) = nullable {
+            if !can_be_nullable(ty) {
+                let (fname, tn) = (at.name, type_name(ty));
+                self.error(at.path, 18, format!("field {fname} of type {tn} cannot be nullable; only string, bytes, records, struct and array fields can have `nullableVersions`"));
+            }
+        }
+    }
+
+    /// Rule 19: an `entityType` is known and fits the field's type.
+    fn rule_19_entity_type(&mut self, at: &FieldAt<'_>, ty: &FieldType) {
+        let Some(entity) = at.spec.entity_type.as_deref() else { return };
+        let (fname, tn) = (at.name, type_name(ty));
+        let base_ty = match ty {
+            FieldType::Array(inner) => inner.as_ref(),
+            other => other,
         };
-        let nullable = self.versions(fpath, "nullableVersions", f.nullable_versions.as_deref());
-
-        if let Some(ty) = &ty {
-            let tn = type_name(ty);
-            // Rule 18.
-            if let Known::Is(Some(_)) = nullable {
-                if !can_be_nullable(ty) {
-                    self.error(fpath, 18, format!("field {fname} of type {tn} cannot be nullable; only string, bytes, records, struct and array fields can have `nullableVersions`"));
-                }
+        let expected = match entity {
+            "unknown" => None,
+            "transactionalId" | "groupId" | "topicName" => Some(FieldType::String),
+            "producerId" => Some(FieldType::Int64),
+            "brokerId" => Some(FieldType::Int32),
+            other => {
+                self.error(at.path, 19, format!("field {fname} has unknown entityType `{other}`; expected topicName, groupId, transactionalId, producerId, brokerId or unknown"));
+                None
             }
-            // Rule 19.
-            if let Some(entity) = f.entity_type.as_deref() {
-                let base_ty = match ty {
-                    FieldType::Array(inner) => inner.as_ref(),
-                    other => other,
-                };
-                let expected = match entity {
-                    "unknown" => None,
-                    "transactionalId" | "groupId" | "topicName" => Some(FieldType::String),
-                    "producerId" => Some(FieldType::Int64),
-                    "brokerId" => Some(FieldType::Int32),
-                    other => {
-                        self.error(fpath, 19, format!("field {fname} has unknown entityType `{other}`; expected topicName, groupId, transactionalId, producerId, brokerId or unknown"));
-                        None
-                    }
-                };
-                if let Some(expected) = expected {
-                    if *base_ty != expected {
-                        self.error(
-                            fpath,
-                            19,
-                            format!(
-                                "field {fname} has entityType {entity}, which needs type {}, but its type is {tn}",
-                                type_name(&expected)
-                            ),
-                        );
-                    }
-                }
-            }
-            // Rule 20.
-            let is_struct = ty.struct_name().is_some();
-            if f.fields.as_ref().is_some_and(|fs| !fs.is_empty()) && !is_struct {
+        };
+        if let Some(expected) = expected {
+            if *base_ty != expected {
                 self.error(
-                    fpath,
-                    20,
-                    format!("field {fname} of type {tn} has nested `fields`; only struct and struct array fields may"),
-                );
-            }
-            // Rule 21.
-            if non_blank(f.flexible_versions.as_deref()).is_some() {
-                self.versions(fpath, "flexibleVersions", f.flexible_versions.as_deref());
-                if !matches!(ty, FieldType::String | FieldType::Bytes) {
-                    self.error(fpath, 21, format!("field {fname} of type {tn} has a `flexibleVersions` override; only string and bytes fields may"));
-                }
-            }
-            // Rule 28.
-            if f.zero_copy == Some(true) && *ty != FieldType::Bytes {
-                self.error(fpath, 28, format!("field {fname} of type {tn} sets `zeroCopy`; only bytes fields may"));
-            }
-            // Rule 9.
-            if *ty == FieldType::Records && (f.tag.is_some() || non_blank(f.tagged_versions.as_deref()).is_some()) {
-                self.error(fpath, 9, format!("records field {fname} cannot be tagged"));
-            }
-            // Rules 29, 30, 31.
-            if let (Known::Is(Some(v)), Known::Is(n)) = (versions, nullable) {
-                if let Err((rule, e)) = parse_default(ty, f.default.as_deref(), v, n) {
-                    self.error(fpath, rule, format!("field {fname} of type {tn}: {e}"));
-                }
-            }
-        }
-
-        // Rule 7.
-        if top_level && f.map_key == Some(true) {
-            self.error(fpath, 7, format!("field {fname} sets `mapKey`, which is not allowed on top-level fields"));
-        }
-        // Rules 22 to 27 and 8: tags.
-        if let Some(tag) = f.tag {
-            if f.map_key == Some(true) {
-                self.error(fpath, 22, format!("tagged field {fname} cannot be a `mapKey`"));
-            }
-            if tag < 0 {
-                self.error(fpath, 23, format!("field {fname} has tag {tag}; tags cannot be negative"));
-            } else if tag > i64::from(i32::MAX) {
-                self.error(fpath, 23, format!("field {fname} has tag {tag}, above the largest tag {}", i32::MAX));
-            }
-        }
-        let has_tagged = non_blank(f.tagged_versions.as_deref()).is_some();
-        match (f.tag, has_tagged) {
-            (Some(tag), false) => self.error(
-                fpath,
-                24,
-                format!("field {fname} has tag {tag} but no `taggedVersions`; give both or neither"),
-            ),
-            (None, true) => {
-                self.error(fpath, 24, format!("field {fname} has `taggedVersions` but no `tag`; give both or neither"))
-            }
-            _ => {}
-        }
-        if let Known::Is(Some(tv)) = tagged {
-            if let Known::Is(n) = nullable {
-                let overlap = n.and_then(|n| n.intersect(&tv));
-                if overlap.is_some_and(|o| o != tv) {
-                    self.error(fpath, 25, format!("field {fname} has nullableVersions {} and taggedVersions {}; either all tagged versions must be nullable or none", format_versions(n), format_versions(Some(tv))));
-                }
-            }
-            if !tv.is_open_ended() {
-                self.error(
-                    fpath,
-                    26,
+                    at.path,
+                    19,
                     format!(
-                        "field {fname} has taggedVersions {}, which is not open-ended; use `N+`",
-                        format_versions(Some(tv))
+                        "field {fname} has entityType {entity}, which needs type {}, but its type is {tn}",
+                        type_name(&expected)
                     ),
                 );
             }
-            if let Known::Is(Some(v)) = versions {
-                if !is_subset(tv, v) {
+        }
+    }
+
+    /// Rule 20: only struct and struct array fields have nested `fields`.
+    fn rule_20_nested_fields(&mut self, at: &FieldAt<'_>, ty: &FieldType) {
+        if at.spec.fields.as_ref().is_some_and(|fs| !fs.is_empty()) && ty.struct_name().is_none() {
+            let (fname, tn) = (at.name, type_name(ty));
+            self.error(
+                at.path,
+                20,
+                format!("field {fname} of type {tn} has nested `fields`; only struct and struct array fields may"),
+            );
+        }
+    }
+
+    /// Rule 21: only string and bytes fields override `flexibleVersions`. The override, parsed
+    /// (`Some(None)` is an explicit `none`).
+    fn rule_21_flexible_override(&mut self, at: &FieldAt<'_>, ty: &FieldType) -> Known<Option<Option<Versions>>> {
+        if non_blank(at.spec.flexible_versions.as_deref()).is_none() {
+            return Known::Is(None);
+        }
+        let parsed = self.versions(at.path, "flexibleVersions", at.spec.flexible_versions.as_deref());
+        if !matches!(ty, FieldType::String | FieldType::Bytes) {
+            let (fname, tn) = (at.name, type_name(ty));
+            self.error(
+                at.path,
+                21,
+                format!(
+                    "field {fname} of type {tn} has a `flexibleVersions` override; only string and bytes fields may"
+                ),
+            );
+            return Known::Unknown;
+        }
+        match parsed {
+            Known::Is(v) => Known::Is(Some(v)),
+            Known::Unknown => Known::Unknown,
+        }
+    }
+
+    /// Rule 28: only bytes fields are `zeroCopy`.
+    fn rule_28_zero_copy(&mut self, at: &FieldAt<'_>, ty: &FieldType) {
+        if at.spec.zero_copy == Some(true) && *ty != FieldType::Bytes {
+            let (fname, tn) = (at.name, type_name(ty));
+            self.error(at.path, 28, format!("field {fname} of type {tn} sets `zeroCopy`; only bytes fields may"));
+        }
+    }
+
+    /// Rule 9: records fields are never tagged.
+    fn rule_9_records_untagged(&mut self, at: &FieldAt<'_>, ty: &FieldType) {
+        let f = at.spec;
+        if *ty == FieldType::Records && (f.tag.is_some() || non_blank(f.tagged_versions.as_deref()).is_some()) {
+            self.error(at.path, 9, format!("records field {} cannot be tagged", at.name));
+        }
+    }
+
+    /// Rules 29 to 31: the default fits the type (and `null` the nullable versions).
+    fn rules_29_to_31_default(
+        &mut self,
+        at: &FieldAt<'_>,
+        ty: &FieldType,
+        versions: Known<Option<Versions>>,
+        nullable: Known<Option<Versions>>,
+    ) -> Option<DefaultValue> {
+        let (Known::Is(Some(v)), Known::Is(n)) = (versions, nullable) else { return None };
+        match parse_default(ty, at.spec.default.as_deref(), v, n) {
+            Ok(default) => Some(default),
+            Err((rule, e)) => {
+                self.error(at.path, rule, format!("field {} of type {}: {e}", at.name, type_name(ty)));
+                None
+            }
+        }
+    }
+
+    /// Rule 7: top-level fields are never map keys.
+    fn rule_7_map_key(&mut self, at: &FieldAt<'_>, top_level: bool) {
+        if top_level && at.spec.map_key == Some(true) {
+            self.error(
+                at.path,
+                7,
+                format!("field {} sets `mapKey`, which is not allowed on top-level fields", at.name),
+            );
+        }
+    }
+
+    /// Rules 22 to 24: a tag is not a map key, fits 0..=i32::MAX, and comes with tagged
+    /// versions. The tag, when valid (`Some(None)`: untagged).
+    fn rules_22_to_24_tag(&mut self, at: &FieldAt<'_>) -> Option<Option<u32>> {
+        let (f, fname) = (at.spec, at.name);
+        let mut tag = Some(None);
+        if let Some(t) = f.tag {
+            if f.map_key == Some(true) {
+                self.error(at.path, 22, format!("tagged field {fname} cannot be a `mapKey`"));
+            }
+            if t < 0 {
+                self.error(at.path, 23, format!("field {fname} has tag {t}; tags cannot be negative"));
+            } else if t > i64::from(i32::MAX) {
+                self.error(at.path, 23, format!("field {fname} has tag {t}, above the largest tag {}", i32::MAX));
+            }
+            tag = u32::try_from(t).ok().filter(|t| *t <= i32::MAX as u32).map(Some);
+        }
+        match (f.tag, non_blank(f.tagged_versions.as_deref()).is_some()) {
+            (Some(t), false) => self.error(
+                at.path,
+                24,
+                format!("field {fname} has tag {t} but no `taggedVersions`; give both or neither"),
+            ),
+            (None, true) => self.error(
+                at.path,
+                24,
+                format!("field {fname} has `taggedVersions` but no `tag`; give both or neither"),
+            ),
+            _ => {}
+        }
+        tag
+    }
+
+    /// Rules 8 and 25 to 27: tagged versions are open-ended, inside the field's versions and
+    /// the message's flexible versions, and nullable in all or none of them.
+    fn rules_8_25_to_27_tagged_versions(
+        &mut self,
+        at: &FieldAt<'_>,
+        tagged: Known<Option<Versions>>,
+        versions: Known<Option<Versions>>,
+        nullable: Known<Option<Versions>>,
+    ) {
+        let (f, fpath, fname) = (at.spec, at.path, at.name);
+        match tagged {
+            Known::Is(Some(tv)) => {
+                if let Known::Is(n) = nullable {
+                    let overlap = n.and_then(|n| n.intersect(&tv));
+                    if overlap.is_some_and(|o| o != tv) {
+                        self.error(fpath, 25, format!("field {fname} has nullableVersions {} and taggedVersions {tv}; either all tagged versions must be nullable or none", format_versions(n)));
+                    }
+                }
+                if !tv.is_open_ended() {
                     self.error(
                         fpath,
-                        27,
-                        format!(
-                            "field {fname} has taggedVersions {}, which are not all inside its versions {}",
-                            format_versions(Some(tv)),
-                            format_versions(Some(v))
-                        ),
+                        26,
+                        format!("field {fname} has taggedVersions {tv}, which is not open-ended; use `N+`"),
                     );
                 }
-            }
-            if let Known::Is(flex) = self.flexible {
-                if !flex.is_some_and(|fv| is_subset(tv, fv)) {
-                    self.error(fpath, 8, format!("field {fname} has taggedVersions {}, which are not all inside the message's flexibleVersions {}", format_versions(Some(tv)), format_versions(flex)));
+                if let Known::Is(Some(v)) = versions {
+                    if !is_subset(tv, v) {
+                        self.error(
+                            fpath,
+                            27,
+                            format!("field {fname} has taggedVersions {tv}, which are not all inside its versions {v}"),
+                        );
+                    }
+                }
+                if let Known::Is(flex) = self.flexible {
+                    if !flex.is_some_and(|fv| is_subset(tv, fv)) {
+                        self.error(fpath, 8, format!("field {fname} has taggedVersions {tv}, which are not all inside the message's flexibleVersions {}", format_versions(flex)));
+                    }
                 }
             }
-        } else if let Known::Is(None) = tagged {
-            if has_tagged {
-                // `taggedVersions: "none"` with a tag is rule 24 (no tagged versions).
+            // `taggedVersions: "none"` with a tag is rule 24 (no tagged versions).
+            Known::Is(None) if non_blank(f.tagged_versions.as_deref()).is_some() => {
                 if let Some(tag) = f.tag {
                     self.error(fpath, 24, format!("field {fname} has tag {tag} but taggedVersions `none`"));
                 }
             }
+            _ => {}
         }
+    }
 
-        // Structs: rules 10, 34, 35, then the nested fields.
-        let Some(struct_name) = ty.as_ref().and_then(|t| t.struct_name()).map(str::to_owned) else {
-            return;
+    /// Rules 10, 34 and 35 for a struct field: its versions overlap its parent's, a common
+    /// struct is not re-specified inline, an inline struct is defined once and has `fields`.
+    /// Then the nested fields (empty for a non-struct or a common struct), checked.
+    fn rules_10_34_35_struct(
+        &mut self,
+        at: &FieldAt<'_>,
+        ty: Option<&FieldType>,
+        fbase: &str,
+        versions: Known<Option<Versions>>,
+        parent: Known<Option<Versions>>,
+    ) -> Option<Vec<CheckedField>> {
+        let (f, fpath, fname) = (at.spec, at.path, at.name);
+        let Some(struct_name) = ty?.struct_name().map(str::to_owned) else {
+            return Some(Vec::new());
         };
         let here = match (versions, parent) {
             (Known::Is(Some(v)), Known::Is(Some(p))) => match v.intersect(&p) {
                 Some(overlap) => Known::Is(Some(overlap)),
                 None => {
-                    self.error(fpath, 10, format!("struct {struct_name} of field {fname} has versions {}, which do not overlap its parent's versions {}", format_versions(Some(v)), format_versions(Some(p))));
+                    self.error(fpath, 10, format!("struct {struct_name} of field {fname} has versions {v}, which do not overlap its parent's versions {p}"));
                     Known::Unknown
                 }
             },
@@ -786,12 +957,13 @@ impl Validator<'_> {
         if self.commons.contains_key(&struct_name) {
             if f.fields.as_ref().is_some_and(|fs| !fs.is_empty()) {
                 self.error(fpath, 34, format!("field {fname} re-specifies common struct {struct_name} inline; common structs are defined only in `commonStructs`"));
+                return None;
             }
-            return;
+            return Some(Vec::new());
         }
         let Some(nested) = &f.fields else {
             self.error(fpath, 35, format!("field {fname} uses struct {struct_name}, which is not defined: give the field `fields` or declare {struct_name} in `commonStructs`"));
-            return;
+            return None;
         };
         if let Some(first) = self.inline.get(&struct_name) {
             let first = first.clone();
@@ -799,7 +971,23 @@ impl Validator<'_> {
         } else {
             self.inline.insert(struct_name.clone(), fpath.to_owned());
         }
-        self.fields(nested, fbase, &struct_name, here, false);
+        self.fields(nested, fbase, &struct_name, here, false)
+    }
+}
+
+/// The field a rule looks at: its spec, JSON path and name as written.
+struct FieldAt<'a> {
+    spec: &'a FieldSpec,
+    path: &'a str,
+    name: &'a str,
+}
+
+/// `processId` → `ProcessId` (Kafka's `capitalizeFirst`; the rest is kept as written).
+pub fn capitalize_first(name: &str) -> String {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
@@ -934,4 +1122,22 @@ pub fn duplicate_names(messages: &[SchemaIdentity]) -> Vec<SchemaError> {
         }
     }
     errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capitalize_first_keeps_the_rest() {
+        assert_eq!(capitalize_first("zeroCopyByteBuffer"), "ZeroCopyByteBuffer");
+        assert_eq!(capitalize_first("ABCField"), "ABCField");
+    }
+
+    #[test]
+    fn blank_and_none_versions_are_absent() {
+        assert_eq!(non_blank(Some("  ")), None);
+        assert_eq!(parse_versions("none"), Ok(None));
+        assert_eq!(parse_versions("2-4"), Ok(Some(Versions::new(2, 4))));
+    }
 }
