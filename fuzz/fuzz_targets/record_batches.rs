@@ -2,7 +2,7 @@
 //! batch decompresses beyond its ceiling (run with -rss_limit_mb to catch any that does).
 #![no_main]
 
-use kafka_wire_records::ReadOptions;
+use kafka_wire_records::{ReadOptions, RecordsExt};
 use kafka_wire_runtime::Records;
 use libfuzzer_sys::fuzz_target;
 

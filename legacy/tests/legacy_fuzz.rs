@@ -1,12 +1,8 @@
 //! Fuzz-style properties: random and mutated bytes through every decoder never panic and never
 //! make an allocation out of proportion to the input.
 //!
-//! The allocation bound is measured with a counting global allocator (test-only; the runtime
-//! crate itself forbids unsafe code). It records the largest single allocation made by the
-//! current thread while tracking is on.
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+//! The allocation bound is measured with the test-support crate's counting global allocator:
+//! the largest single allocation made by the current thread.
 
 use bytes::{Bytes, BytesMut};
 use kafka_wire_legacy::message::{put_compressed_set, put_message_set};
@@ -14,53 +10,15 @@ use kafka_wire_legacy::{
     valid_bytes, validate_message_set, Codec, DecodeLimits, DeepIter, FetchRequest, FetchResponse, FrameDecoder, Magic,
     MultiFetchResponse, OffsetsRequest, OffsetsResponse, ProduceRequest, Request, ShallowIter,
 };
+use kafka_wire_test_support::alloc::{largest_during, Counting};
 use proptest::prelude::*;
 
-struct PeakAlloc;
-
-thread_local! {
-    static TRACKING: Cell<bool> = const { Cell::new(false) };
-    static PEAK: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    let _ = TRACKING.try_with(|t| {
-        if t.get() {
-            let _ = PEAK.try_with(|p| p.set(p.get().max(size)));
-        }
-    });
-}
-
-// SAFETY: forwards every call unchanged to the system allocator; only records sizes.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for PeakAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: PeakAlloc = PeakAlloc;
+static GLOBAL: Counting = Counting;
 
 /// Runs `f` and returns the largest single allocation it made on this thread.
 fn peak_of(f: impl FnOnce()) -> usize {
-    PEAK.with(|p| p.set(0));
-    TRACKING.with(|t| t.set(true));
-    f();
-    TRACKING.with(|t| t.set(false));
-    PEAK.with(|p| p.get())
+    largest_during(f).1
 }
 
 const LIMITS: DecodeLimits = DecodeLimits { max_depth: 3, max_decompressed_bytes: 1 << 20 };

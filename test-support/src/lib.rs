@@ -16,6 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+pub mod alloc;
 pub mod broker;
 pub mod cli;
 pub mod legacy_client;

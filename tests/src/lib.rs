@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use bytes::{Bytes, BytesMut};
 use kafka_wire_runtime::Message;
 
-pub mod alloc;
+/// The counting allocator, from the test-support crate.
+pub use kafka_wire_test_support::alloc;
 pub mod sample;
 
 /// Generated code for Kafka's `test/` schemas and each `extra/<component>/` folder.
