@@ -248,7 +248,7 @@ async fn load_every_message_once_within_the_group() {
             while start.elapsed() < run_for {
                 producer.send(Record::new(topic, format!("p{p}-{i}")).with_key(&format!("{i}"))).await.expect("send");
                 i += 1;
-                if i % 20 == 0 {
+                if i.is_multiple_of(20) {
                     tokio::time::sleep(Duration::from_millis(2)).await;
                 }
             }

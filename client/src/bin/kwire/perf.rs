@@ -61,7 +61,7 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     let start = Instant::now();
     let mut sent = 0u64;
     while sent < a.messages {
-        if sent % 1000 == 0 {
+        if sent.is_multiple_of(1000) {
             if interrupt.load(Ordering::Relaxed) {
                 break;
             }
