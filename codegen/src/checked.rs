@@ -2,7 +2,7 @@
 //! kinds, tags) parsed once into typed values. Lowering ([`crate::lower`]) only arranges these
 //! into the IR; it parses nothing and cannot fail.
 
-use crate::ir::{Field, MessageKind, Retired, Versions};
+use crate::ir::{Field, Message, Retired, Versions};
 
 /// What a schema file that passed every per-file rule holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,14 +15,8 @@ pub enum Checked {
 /// One live schema file that passed every per-file rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckedMessage {
-    pub name: String,
-    pub kind: MessageKind,
-    pub api_key: Option<i16>,
-    pub valid_versions: Versions,
-    pub flexible_versions: Option<Versions>,
-    pub deprecated_versions: Option<Versions>,
-    pub latest_version_unstable: bool,
-    pub listeners: Vec<String>,
+    /// The message's own properties; its `fields` and `structs` are left for lowering to fill.
+    pub message: Message,
     pub fields: Vec<CheckedField>,
     /// `commonStructs`, in declaration order.
     pub common_structs: Vec<CheckedStruct>,

@@ -67,7 +67,7 @@ fn load_one(
         return (id, Err(SchemaErrors(errors)));
     }
     match checked {
-        Some(Checked::Live(checked)) => (id, Ok((Lowered::Live(lower_message(file_name, &checked)), warnings))),
+        Some(Checked::Live(checked)) => (id, Ok((Lowered::Live(lower_message(&checked)), warnings))),
         Some(Checked::Retired(retired)) => (id, Ok((Lowered::Retired(retired), warnings))),
         // A schema that breaks no rule is always checked; this would be a validator bug.
         None => (
@@ -162,8 +162,8 @@ fn schema_files(dir: &Path) -> std::io::Result<Vec<(String, std::path::PathBuf)>
 /// Arranges a checked schema into the IR: the structs each once, in the order of first
 /// definition, each with the versions in which it can appear. Everything was parsed and checked
 /// by validation ([`check_schema`]); nothing here can fail.
-pub fn lower_message(file: &str, checked: &CheckedMessage) -> Message {
-    let valid_versions = checked.valid_versions;
+pub fn lower_message(checked: &CheckedMessage) -> Message {
+    let valid_versions = checked.message.valid_versions;
     let commons: HashMap<&str, &CheckedStruct> = checked.common_structs.iter().map(|c| (c.name.as_str(), c)).collect();
     let mut lowerer = Lowerer {
         commons_used: common_versions(checked, &commons),
@@ -189,19 +189,7 @@ pub fn lower_message(file: &str, checked: &CheckedMessage) -> Message {
         }
     }
 
-    Message {
-        file: file.to_owned(),
-        name: checked.name.clone(),
-        kind: checked.kind,
-        api_key: checked.api_key,
-        valid_versions,
-        flexible_versions: checked.flexible_versions,
-        deprecated_versions: checked.deprecated_versions,
-        latest_version_unstable: checked.latest_version_unstable,
-        listeners: checked.listeners.clone(),
-        fields,
-        structs: lowerer.structs,
-    }
+    Message { fields, structs: lowerer.structs, ..checked.message.clone() }
 }
 
 fn hull(a: Option<Versions>, b: Versions) -> Versions {
@@ -235,7 +223,7 @@ fn common_versions(checked: &CheckedMessage, commons: &HashMap<&str, &CheckedStr
     // Each round propagates uses one level deeper through common structs.
     for _ in 0..=commons.len() {
         let before = acc.clone();
-        visit(&checked.fields, checked.valid_versions, commons, &mut acc);
+        visit(&checked.fields, checked.message.valid_versions, commons, &mut acc);
         for (name, c) in commons {
             if let Some(v) = before.get(*name).copied() {
                 visit(&c.fields, v, commons, &mut acc);

@@ -545,7 +545,8 @@ impl Validator<'_> {
         else {
             return None;
         };
-        Some(Checked::Live(CheckedMessage {
+        let message = Message {
+            file: self.file.to_owned(),
             name: spec.name.clone()?,
             kind: kind?,
             api_key: spec.api_key,
@@ -554,9 +555,10 @@ impl Validator<'_> {
             deprecated_versions,
             latest_version_unstable: spec.latest_version_unstable.unwrap_or(false),
             listeners: spec.listeners.clone().unwrap_or_default(),
-            fields: fields?,
-            common_structs: common_structs?,
-        }))
+            fields: Vec::new(),
+            structs: Vec::new(),
+        };
+        Some(Checked::Live(CheckedMessage { message, fields: fields?, common_structs: common_structs? }))
     }
 
     /// Checks the fields of one struct (the message itself when `top_level`).
