@@ -9,6 +9,7 @@ use kafka_wire_legacy::{
     ErrorCode, FetchRequest, FetchResponse, LegacyError, MultiFetchResponse, OffsetsRequest, OffsetsResponse,
     ProduceRequest, RecvBuffer, Request,
 };
+use kafka_wire_runtime::reader::SliceReader;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -228,7 +229,8 @@ impl BrokerConnection {
     async fn read_frame_size(&mut self) -> Result<usize> {
         self.fill(4).await?;
         let buf = self.read_buf.bytes();
-        let size = i32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]);
+        // `fill(4)` put the 4 bytes there.
+        let size = SliceReader::new(buf, 0).get_i32().unwrap_or(-1);
         match usize::try_from(size) {
             Ok(n) if (2..=self.max_response).contains(&n) => Ok(n),
             _ => Err(self.protocol(LegacyError::FrameSize { size, max: self.max_response })),
@@ -246,7 +248,7 @@ impl BrokerConnection {
             let size = self.read_frame_size().await?;
             self.fill(6).await?;
             let buf = self.read_buf.bytes();
-            let code = i16::from_be_bytes([buf[4], buf[5]]);
+            let code = SliceReader::new(buf, 4).get_i16().unwrap_or(-1);
             buf.advance(6);
             Ok::<_, ClientError>((code, size - 2))
         };

@@ -3,6 +3,7 @@
 //! grown for the body.
 
 use bytes::{Buf, Bytes, BytesMut};
+use kafka_wire_runtime::reader::SliceReader;
 
 use crate::error::LegacyError;
 use crate::request::Request;
@@ -38,8 +39,7 @@ impl FrameDecoder {
 
     /// Checks the size field at the front of `buf`, if it is there yet.
     fn frame_size(&self, buf: &[u8]) -> Result<Option<usize>, LegacyError> {
-        let Some(head) = buf.get(..4) else { return Ok(None) };
-        let size = i32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+        let Ok(size) = SliceReader::new(buf, 0).get_i32() else { return Ok(None) };
         match usize::try_from(size) {
             Ok(n) if n > 0 && n <= self.max_size => Ok(Some(n)),
             _ => Err(LegacyError::FrameSize { size, max: self.max_size }),

@@ -2,6 +2,7 @@
 //! The `i32 length` prefix belongs to the message set.
 
 use bytes::BufMut;
+use kafka_wire_runtime::reader::SliceReader;
 
 use crate::compression::{compress, Codec};
 use crate::error::LegacyError;
@@ -64,7 +65,8 @@ impl<'a> MessageRef<'a> {
         if let Err(codec) = Codec::from_attributes(attributes) {
             return Err(LegacyError::UnknownCodec { offset, codec, attributes });
         }
-        let crc = u32::from_be_bytes([body[header - 4], body[header - 3], body[header - 2], body[header - 1]]);
+        // `body` holds at least the header (checked above), whose last 4 bytes are the CRC.
+        let crc = SliceReader::new(body, header - 4).get_u32().unwrap_or_default();
         Ok(MessageRef { magic, attributes, crc, payload: &body[header..] })
     }
 

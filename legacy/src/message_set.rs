@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 
 use bytes::Bytes;
+use kafka_wire_runtime::reader::SliceReader;
 
 use crate::compression::{decompress, DecodeLimits};
 use crate::error::LegacyError;
@@ -18,10 +19,7 @@ use crate::message::{Magic, MessageRef};
 /// length prefix, `end` after its body), `None` when the set is done.
 fn next_frame(buf: &[u8], pos: usize, base: u64) -> Result<Option<(usize, usize)>, LegacyError> {
     let remaining = buf.len().saturating_sub(pos);
-    if remaining < 4 {
-        return Ok(None);
-    }
-    let length = i32::from_be_bytes([buf[pos], buf[pos + 1], buf[pos + 2], buf[pos + 3]]);
+    let Ok(length) = SliceReader::new(buf, pos).get_i32() else { return Ok(None) };
     let offset = base.saturating_add(pos as u64);
     let Ok(len) = usize::try_from(length) else {
         return Err(LegacyError::InvalidMessageSize { offset, length });
@@ -157,15 +155,14 @@ fn walk_wrapper(
     let mut pos = 0;
     while pos < inner.len() {
         let remaining = inner.len() - pos;
-        if remaining < 4 {
+        let Ok(length) = SliceReader::new(&inner, pos).get_i32() else {
             return Err(LegacyError::Truncated {
                 what: "inner message length",
                 offset: pos,
                 needed: 4,
                 available: remaining,
             });
-        }
-        let length = i32::from_be_bytes([inner[pos], inner[pos + 1], inner[pos + 2], inner[pos + 3]]);
+        };
         let len = usize::try_from(length).map_err(|_| LegacyError::InvalidMessageSize { offset, length })?;
         if len > remaining - 4 {
             return Err(LegacyError::Truncated {

@@ -6,6 +6,8 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
+use kafka_wire_runtime::reader::SliceReader;
+
 use crate::MessageRef;
 
 /// Read-ahead window; entries larger than this are read on their own.
@@ -37,7 +39,7 @@ pub(crate) fn valid_prefix(file: &File, file_len: u64) -> std::io::Result<u64> {
         }
         fill(&mut buf, &mut buf_start, pos, 4)?;
         let at = (pos - buf_start) as usize;
-        let length = i32::from_be_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
+        let Ok(length) = SliceReader::new(&buf, at).get_i32() else { break };
         let Ok(len) = u64::try_from(length) else { break };
         if len < 5 || len > file_len - pos - 4 {
             break;
