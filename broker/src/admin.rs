@@ -273,48 +273,32 @@ pub async fn execute(state: &Arc<BrokerState>, c: Checked) -> Result<Vec<ConfigE
     let mut attempt = 1;
     loop {
         match execute_once(state, &store, &c).await {
-            Err(Refusal::Store(StoreError::Concurrent { .. })) if attempt < ATTEMPTS => attempt += 1,
-            r => return r.map_err(AdminError::from),
+            Err(Refusal::Concurrent(_)) if attempt < ATTEMPTS => attempt += 1,
+            Err(Refusal::Concurrent(e)) => return Err(e.into()),
+            Err(Refusal::Final(e)) => return Err(e),
+            Ok(configs) => return Ok(configs),
         }
     }
 }
 
-/// Why one attempt failed: refused, or the store said so (which may be worth a retry).
+/// Why one attempt failed: a write that lost a race with another broker (worth redoing on the
+/// newer configuration), or anything else.
 enum Refusal {
-    Admin(AdminError),
-    Store(StoreError),
+    Concurrent(StoreError),
+    Final(AdminError),
 }
 
-impl From<AdminError> for Refusal {
-    fn from(e: AdminError) -> Self {
-        Refusal::Admin(e)
+impl<E: Into<AdminError>> From<E> for Refusal {
+    fn from(e: E) -> Self {
+        Refusal::Final(e.into())
     }
 }
 
-impl From<StoreError> for Refusal {
-    fn from(e: StoreError) -> Self {
-        Refusal::Store(e)
-    }
-}
-
-impl From<ApplyError> for Refusal {
-    fn from(e: ApplyError) -> Self {
-        Refusal::Admin(e.into())
-    }
-}
-
-impl From<SettingError> for Refusal {
-    fn from(e: SettingError) -> Self {
-        Refusal::Admin(e.into())
-    }
-}
-
-impl From<Refusal> for AdminError {
-    fn from(r: Refusal) -> Self {
-        match r {
-            Refusal::Admin(e) => e,
-            Refusal::Store(e) => e.into(),
-        }
+/// A store write's error, kept apart when it lost a race.
+fn write_refusal(e: StoreError) -> Refusal {
+    match e {
+        StoreError::Concurrent { .. } => Refusal::Concurrent(e),
+        other => other.into(),
     }
 }
 
@@ -339,9 +323,9 @@ async fn execute_once(state: &Arc<BrokerState>, store: &TopicStore, c: &Checked)
             }
             let base = if c.op == Operation::Create { Overrides::default() } else { current.clone() };
             let o = altered(state, topic, &base, &c.changes, partitions)?;
-            store.write(state, topic, Some(&o), read.as_ref()).await?;
+            store.write(state, topic, Some(&o), read.as_ref()).await.map_err(write_refusal)?;
             if let Err(e) = apply_local_async(state, topic, Some(o.clone())).await {
-                if let Err(undo) = store.undo(state, topic, read.as_ref(), Some(&o)).await {
+                if let Err(undo) = store.undo(state, topic, read.as_ref()).await {
                     warn!(topic, "rolling back a failed {:?}: {undo}", c.op);
                 }
                 // Back to what was here: the previous settings, or no topic at all.
@@ -357,7 +341,7 @@ async fn execute_once(state: &Arc<BrokerState>, store: &TopicStore, c: &Checked)
             if !exists {
                 return Err(AdminError::unknown_topic(topic).into());
             }
-            store.write(state, topic, None, read.as_ref()).await?;
+            store.write(state, topic, None, read.as_ref()).await.map_err(write_refusal)?;
             apply_local_async(state, topic, None).await?;
             Ok(Vec::new())
         }

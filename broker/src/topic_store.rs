@@ -36,7 +36,7 @@ pub enum StoreError {
     Task(String),
 }
 
-fn zk_err<'a>(op: &'static str, path: &'a str) -> impl FnOnce(ZkError) -> StoreError + 'a {
+pub(crate) fn zk_err<'a>(op: &'static str, path: &'a str) -> impl FnOnce(ZkError) -> StoreError + 'a {
     move |source| StoreError::ZooKeeper { op, path: path.to_owned(), source }
 }
 
@@ -140,25 +140,15 @@ impl TopicStore {
         }
     }
 
-    /// Puts back what was stored before a [`TopicStore::write`] of `written` whose local
-    /// application failed.
-    pub async fn undo(
-        &self,
-        state: &BrokerState,
-        topic: &str,
-        before: Option<&Stored>,
-        written: Option<&Overrides>,
-    ) -> Result<(), StoreError> {
+    /// Puts back `before`, what was stored before a [`TopicStore::write`] of a configuration
+    /// whose local application failed.
+    pub async fn undo(&self, state: &BrokerState, topic: &str, before: Option<&Stored>) -> Result<(), StoreError> {
         match self {
             TopicStore::File { .. } => self.write(state, topic, before.map(|s| &s.overrides), None).await,
             TopicStore::ZooKeeper(client) => {
                 // The write made the node one version newer, or created it at version 0.
-                let now = match before.and_then(|s| s.version) {
-                    Some(v) if written.is_some() => Some(v + 1),
-                    Some(v) => Some(v),
-                    None => Some(0),
-                };
-                write_zk(client, topic, before.map(|s| &s.overrides), now, false).await
+                let now = before.and_then(|s| s.version).map_or(0, |v| v + 1);
+                write_zk(client, topic, before.map(|s| &s.overrides), Some(now), false).await
             }
         }
     }

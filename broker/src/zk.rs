@@ -286,7 +286,7 @@ pub async fn start(
     state.set_zk_client(Some(client.clone()));
     // Notifications from before this start are history: the configuration nodes say where
     // they led.
-    zk_config::ensure_config_paths(&client).await?;
+    crate::topic_store::ensure_paths(&client).await.map_err(zk_config::SyncError::from)?;
     let (mut last_change, _) = zk_config::watch_changes(&client).await?;
     let mut config_wake = follow_config(&client, &state, &mut last_change).await;
 

@@ -19,7 +19,7 @@ use zookeeper_client::{Client, Error as ZkError, OneshotWatcher};
 
 use crate::state::BrokerState;
 use crate::topic_apply::{apply_local_async, ApplyError};
-use crate::topic_store::{ensure_paths, read_zk, StoreError};
+use crate::topic_store::{ensure_paths, read_zk, zk_err, StoreError};
 
 /// How long change notifications are kept (Kafka: 15 minutes).
 pub const CHANGE_EXPIRY: Duration = Duration::from_secs(15 * 60);
@@ -35,15 +35,6 @@ pub enum SyncError {
 
 fn changes_path() -> String {
     Container::ConfigChanges.path()
-}
-
-fn zk_err<'a>(op: &'static str, path: &'a str) -> impl FnOnce(ZkError) -> SyncError + 'a {
-    move |source| SyncError::Store(StoreError::ZooKeeper { op, path: path.to_owned(), source })
-}
-
-/// Creates `/config/topics` and `/config/changes` if missing.
-pub async fn ensure_config_paths(client: &Client) -> Result<(), SyncError> {
-    Ok(ensure_paths(client).await?)
 }
 
 /// Reads the topic's configuration and applies it here (deleting the topic if it has none).
@@ -109,7 +100,7 @@ pub async fn process_changes(
                     Err(e) => warn!("ignoring a malformed change notification: {e}"),
                 },
                 Err(ZkError::NoNode) => {}
-                Err(e) => return Err(zk_err("read", &path)(e)),
+                Err(e) => return Err(zk_err("read", &path)(e).into()),
             }
             *last = seq;
         }

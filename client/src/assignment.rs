@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use kafka_wire_zk::PartitionKey;
+
 /// One partition of a topic on one broker, as named in ZooKeeper: `"<brokerid>-<partition>"`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BrokerPartition {
@@ -12,15 +14,22 @@ pub struct BrokerPartition {
 }
 
 impl BrokerPartition {
+    /// How 0.7's owner and offset nodes name it (`kafka-wire-zk`'s form).
+    pub fn zk_key(&self) -> PartitionKey {
+        PartitionKey::BrokerPartition { broker_id: self.broker_id, partition: self.partition }
+    }
+
     /// The ZooKeeper node name, e.g. `"2-0"`.
     pub fn name(&self) -> String {
-        format!("{}-{}", self.broker_id, self.partition)
+        self.zk_key().to_string()
     }
 
     /// Parses `"<brokerid>-<partition>"`.
     pub fn parse(name: &str) -> Option<BrokerPartition> {
-        let (b, p) = name.split_once('-')?;
-        Some(BrokerPartition { broker_id: b.parse().ok()?, partition: p.parse().ok()? })
+        match PartitionKey::parse(name)? {
+            PartitionKey::BrokerPartition { broker_id, partition } => Some(BrokerPartition { broker_id, partition }),
+            PartitionKey::Partition(_) => None,
+        }
     }
 }
 

@@ -6,9 +6,7 @@ use std::time::Duration;
 
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError};
 
-use kafka_wire_zk::{
-    BrokerNode, Container, GroupId, LegacyConsumerRegistration, NodeKind, PartitionKey, TopicName, ZkDataError,
-};
+use kafka_wire_zk::{BrokerNode, Container, GroupId, LegacyConsumerRegistration, NodeKind, TopicName, ZkDataError};
 
 use crate::assignment::BrokerPartition;
 use crate::error::{ClientError, Result};
@@ -94,11 +92,6 @@ fn wildcard_matches(pattern: &str, topic: &str) -> bool {
 /// A topic or group name checked as a ZooKeeper path component (no `/`, `..`, …).
 fn name<T: TryFrom<String, Error = ZkDataError>>(value: &str) -> Result<T> {
     T::try_from(value.to_owned()).map_err(|e| ClientError::Config(e.to_string()))
-}
-
-/// The ZooKeeper path of a node kind; every path the client touches is built here.
-fn path(kind: NodeKind) -> String {
-    kind.path()
 }
 
 /// A ZooKeeper session plus the 0.7 paths.
@@ -229,7 +222,7 @@ impl ZkCluster {
                 bad.push(ClientError::ZooKeeperData { path, value, reason: "the node name is not a broker id".into() });
                 continue;
             };
-            let path = path(NodeKind::BrokerRegistration { broker_id: id });
+            let path = NodeKind::BrokerRegistration { broker_id: id }.path();
             // A broker may vanish between the listing and the read.
             let Some(value) = self.data(&path).await? else { continue };
             let parsed = BrokerInfo::parse(id, &value);
@@ -253,11 +246,11 @@ impl ZkCluster {
     /// Broker id → partition count registered for `topic`.
     pub async fn topic_partition_counts(&self, topic: &str) -> Result<BTreeMap<i32, i32>> {
         let topic: TopicName = name(topic)?;
-        let base = path(NodeKind::TopicRegistration { topic: topic.clone() });
+        let base = NodeKind::TopicRegistration { topic: topic.clone() }.path();
         let mut out = BTreeMap::new();
         for child in self.children(&base).await? {
             let Some(id) = child.parse::<i32>().ok().filter(|id| *id >= 0) else { continue };
-            let path = path(NodeKind::LegacyTopicBroker { topic: topic.clone(), broker_id: id });
+            let path = NodeKind::LegacyTopicBroker { topic: topic.clone(), broker_id: id }.path();
             let Some(value) = self.data(&path).await? else { continue };
             let n = value.trim().parse::<i32>().ok().filter(|n| *n > 0).ok_or_else(|| ClientError::ZooKeeperData {
                 path: path.clone(),
@@ -285,8 +278,7 @@ impl ZkCluster {
         let base = Self::ids_path(group)?;
         let mut out = BTreeMap::new();
         for id in self.children(&base).await? {
-            let Ok(consumer) = name(&id) else { continue };
-            let path = path(NodeKind::ConsumerRegistration { group: name(group)?, consumer });
+            let Ok(path) = Self::member_path(group, &id) else { continue };
             let Some(value) = self.data(&path).await? else { continue };
             out.insert(id, parse_subscription(&path, &value));
         }
@@ -295,27 +287,25 @@ impl ZkCluster {
 
     /// `/consumers/<group>/ids`.
     pub fn ids_path(group: &str) -> Result<String> {
-        Ok(path(NodeKind::Container(Container::ConsumerIds { group: name(group)? })))
+        Ok(Container::ConsumerIds { group: name(group)? }.path())
     }
 
     /// `/consumers/<group>/ids/<consumer>`.
     pub fn member_path(group: &str, consumer: &str) -> Result<String> {
-        Ok(path(NodeKind::ConsumerRegistration { group: name(group)?, consumer: name(consumer)? }))
+        Ok(NodeKind::ConsumerRegistration { group: name(group)?, consumer: name(consumer)? }.path())
     }
 
     /// `/consumers/<group>/owners/<topic>`.
     pub fn owners_dir(group: &str, topic: &str) -> Result<String> {
-        Ok(path(NodeKind::Container(Container::ConsumerOwnersTopic { group: name(group)?, topic: name(topic)? })))
+        Ok(Container::ConsumerOwnersTopic { group: name(group)?, topic: name(topic)? }.path())
     }
 
     pub fn offset_path(group: &str, topic: &str, bp: &BrokerPartition) -> Result<String> {
-        let partition = PartitionKey::BrokerPartition { broker_id: bp.broker_id, partition: bp.partition };
-        Ok(path(NodeKind::ConsumerOffset { group: name(group)?, topic: name(topic)?, partition }))
+        Ok(NodeKind::ConsumerOffset { group: name(group)?, topic: name(topic)?, partition: bp.zk_key() }.path())
     }
 
     pub fn owner_path(group: &str, topic: &str, bp: &BrokerPartition) -> Result<String> {
-        let partition = PartitionKey::BrokerPartition { broker_id: bp.broker_id, partition: bp.partition };
-        Ok(path(NodeKind::ConsumerOwner { group: name(group)?, topic: name(topic)?, partition }))
+        Ok(NodeKind::ConsumerOwner { group: name(group)?, topic: name(topic)?, partition: bp.zk_key() }.path())
     }
 
     /// The committed next offset of a group's partition, if any.
@@ -338,8 +328,7 @@ impl ZkCluster {
 
     /// Committed offsets of every partition of `topic` for `group`.
     pub async fn group_offsets(&self, group: &str, topic: &str) -> Result<BTreeMap<BrokerPartition, u64>> {
-        let base =
-            path(NodeKind::Container(Container::ConsumerOffsetsTopic { group: name(group)?, topic: name(topic)? }));
+        let base = Container::ConsumerOffsetsTopic { group: name(group)?, topic: name(topic)? }.path();
         let mut out = BTreeMap::new();
         for child in self.children(&base).await? {
             let Some(bp) = BrokerPartition::parse(&child) else { continue };

@@ -8,7 +8,7 @@ use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::{Header, Record};
 use super::record_v2::{parse_record, trailing_bytes, RecordContext, RecordRefs};
 use super::ReadOptions;
-use kafka_wire_runtime::reader::SliceReader as Cursor;
+use kafka_wire_runtime::reader::SliceReader;
 
 /// Size of the batch header, from base offset through record count.
 pub const V2_HEADER_LEN: usize = 61;
@@ -76,7 +76,7 @@ impl RecordBatch {
     /// Parses the header of a batch whose `bytes` are complete (length already checked).
     pub(crate) fn parse(bytes: Bytes, index: usize, position: usize) -> Result<Self, RecordsError> {
         let err = |kind| RecordsError::new(index, position, kind);
-        let mut c = Cursor::new(&bytes, 0);
+        let mut c = SliceReader::new(&bytes, 0);
         macro_rules! field {
             ($name:literal, $read:ident) => {{
                 let at = c.position();

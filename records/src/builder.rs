@@ -6,9 +6,10 @@ use bytes::Bytes;
 use super::attributes::Attributes;
 use super::batch_v2::{V2_CRC_AT, V2_CRC_START, V2_HEADER_LEN};
 use super::compression::{self, Compression};
-use kafka_wire_runtime::wire::{
-    encode_uvarlong, varint_size as varint_len, varlong_size as varlong_len, zigzag_encode_i32, zigzag_encode_i64,
-};
+use super::error::BuildError;
+use super::legacy::LOG_OVERHEAD;
+use super::record::{EndTransactionMarker, Header, Record, NO_TIMESTAMP};
+use kafka_wire_runtime::wire::{encode_uvarlong, varint_size, varlong_size, zigzag_encode_i32, zigzag_encode_i64};
 
 /// Appends a zig-zag varint (the runtime's encoder, into a `Vec`).
 fn put_varint(out: &mut Vec<u8>, value: i32) {
@@ -21,9 +22,6 @@ fn put_varlong(out: &mut Vec<u8>, value: i64) {
     let (bytes, n) = encode_uvarlong(zigzag_encode_i64(value));
     out.extend_from_slice(&bytes[..n]);
 }
-use super::error::BuildError;
-use super::legacy::LOG_OVERHEAD;
-use super::record::{EndTransactionMarker, Header, Record, NO_TIMESTAMP};
 
 /// How a batch is built. The defaults are those of a plain (non-idempotent) Java producer
 /// writing magic 2 without compression.
@@ -98,7 +96,7 @@ fn len_i32(what: &'static str, len: usize) -> Result<i32, BuildError> {
 fn nullable_len(what: &'static str, bytes: Option<&[u8]>) -> Result<usize, BuildError> {
     Ok(match bytes {
         None => 1,
-        Some(b) => varint_len(len_i32(what, b.len())?) + b.len(),
+        Some(b) => varint_size(len_i32(what, b.len())?) + b.len(),
     })
 }
 
@@ -232,11 +230,11 @@ impl BatchBuilder {
         let timestamp_delta = timestamp
             .checked_sub(base_timestamp)
             .ok_or(BuildError::TimestampOutOfRange { timestamp, base: base_timestamp })?;
-        let mut size = 1 + varlong_len(timestamp_delta) + varint_len(offset_delta);
+        let mut size = 1 + varlong_size(timestamp_delta) + varint_size(offset_delta);
         size += nullable_len("key", key)? + nullable_len("value", value)?;
-        size += varint_len(len_i32("header count", headers.len())?);
+        size += varint_size(len_i32("header count", headers.len())?);
         for header in headers {
-            size += varint_len(len_i32("header key", header.key.len())?) + header.key.len();
+            size += varint_size(len_i32("header key", header.key.len())?) + header.key.len();
             size += nullable_len("header value", header.value.as_deref())?;
         }
         let size_i32 = len_i32("record", size)?;
@@ -389,14 +387,14 @@ fn write_message(
 
 #[cfg(test)]
 mod tests {
-    use super::{put_varlong, varlong_len};
+    use super::{put_varlong, varlong_size};
 
     #[test]
-    fn varlong_len_matches_encoding() {
+    fn varlong_size_matches_encoding() {
         for v in [0, 1, -1, 63, -64, 64, 8191, 8192, i64::MAX, i64::MIN, 1 << 40, -(1 << 40)] {
             let mut out = Vec::new();
             put_varlong(&mut out, v);
-            assert_eq!(varlong_len(v), out.len(), "{v}");
+            assert_eq!(varlong_size(v), out.len(), "{v}");
         }
     }
 }

@@ -11,7 +11,7 @@ use super::compression::{self, Compression};
 use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::{Record, TimestampType, NO_TIMESTAMP};
 use super::ReadOptions;
-use kafka_wire_runtime::reader::SliceReader as Cursor;
+use kafka_wire_runtime::reader::SliceReader;
 
 /// Offset and size fields in front of every message.
 pub const LOG_OVERHEAD: usize = 12;
@@ -54,7 +54,7 @@ fn malformed<E: Into<Malformation>>(field: &'static str, offset: usize) -> impl 
 
 /// Parses the message entry at `start`; the whole entry must lie inside `data`.
 fn parse_message(data: &[u8], start: usize) -> Result<MessageView, RecordsErrorKind> {
-    let mut c = Cursor::new(data, start);
+    let mut c = SliceReader::new(data, start);
     let offset = c.get_i64().map_err(malformed("offset", start))?;
     let size_at = c.position();
     let message_size = c.get_i32().map_err(malformed("message_size", size_at))?;
@@ -65,7 +65,7 @@ fn parse_message(data: &[u8], start: usize) -> Result<MessageView, RecordsErrorK
     let end = c.position().checked_add(size).filter(|&end| end <= data.len()).ok_or_else(|| {
         malformed("message_size", size_at)(Malformation::NotEnoughBytes { requested: size, available: c.remaining() })
     })?;
-    let mut c = Cursor::new(data.get(..end).unwrap_or_default(), c.position());
+    let mut c = SliceReader::new(data.get(..end).unwrap_or_default(), c.position());
     let crc = c.get_u32().map_err(malformed("crc", start + 12))?;
     let magic = c.get_i8().map_err(malformed("magic", start + 16))?;
     if magic != 0 && magic != 1 {
@@ -88,7 +88,7 @@ fn parse_message(data: &[u8], start: usize) -> Result<MessageView, RecordsErrorK
 }
 
 /// An i32 length then that many bytes; -1 is null.
-fn read_bytes(c: &mut Cursor<'_>, field: &'static str) -> Result<Option<Range<usize>>, RecordsErrorKind> {
+fn read_bytes(c: &mut SliceReader<'_>, field: &'static str) -> Result<Option<Range<usize>>, RecordsErrorKind> {
     let at = c.position();
     let len = c.get_i32().map_err(malformed(field, at))?;
     if len == -1 {
@@ -236,7 +236,7 @@ fn scan_last_offset(data: &[u8]) -> Result<i64, RecordsErrorKind> {
     let mut pos = 0;
     let mut last = None;
     while pos < data.len() {
-        let mut c = Cursor::new(data, pos);
+        let mut c = SliceReader::new(data, pos);
         let offset = c.get_i64().map_err(malformed("offset", pos))?;
         let size_at = c.position();
         let size = c.get_i32().map_err(malformed("message_size", size_at))?;

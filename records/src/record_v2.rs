@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::TimestampType;
-use kafka_wire_runtime::reader::SliceReader as Cursor;
+use kafka_wire_runtime::reader::SliceReader;
 
 /// Batch header fields that turn record deltas into offsets and timestamps.
 #[derive(Debug, Clone, Copy)]
@@ -65,7 +65,7 @@ pub(crate) fn parse_record(
     start: usize,
     mut on_header: impl FnMut(Range<usize>, Option<Range<usize>>),
 ) -> Result<RawRecord, RecordsErrorKind> {
-    let mut c = Cursor::new(data, start);
+    let mut c = SliceReader::new(data, start);
     let length = c.get_varint().map_err(bad("Record", "length", start))?;
     let body_start = c.position();
     let length = usize::try_from(length)
@@ -73,7 +73,7 @@ pub(crate) fn parse_record(
     let body_end = body_start.checked_add(length).filter(|&end| end <= data.len()).ok_or_else(|| {
         bad("Record", "length", start)(Malformation::NotEnoughBytes { requested: length, available: c.remaining() })
     })?;
-    let mut c = Cursor::new(data.get(..body_end).unwrap_or_default(), body_start);
+    let mut c = SliceReader::new(data.get(..body_end).unwrap_or_default(), body_start);
 
     let at = c.position();
     c.get_i8().map_err(bad("Record", "attributes", at))?;
@@ -115,7 +115,7 @@ pub(crate) fn parse_record(
 /// A varint length then that many bytes; -1 is null.
 #[inline]
 fn nullable(
-    c: &mut Cursor<'_>,
+    c: &mut SliceReader<'_>,
     structure: &'static str,
     field: &'static str,
 ) -> Result<Option<Range<usize>>, RecordsErrorKind> {
@@ -164,13 +164,13 @@ impl<'a> RecordRef<'a> {
 
     /// The headers as `(key, value)` pairs, in wire order (already validated).
     pub fn headers(&self) -> HeaderRefs<'a> {
-        HeaderRefs { cursor: Cursor::new(self.headers, 0), data: self.headers, remaining: self.header_count }
+        HeaderRefs { cursor: SliceReader::new(self.headers, 0), data: self.headers, remaining: self.header_count }
     }
 }
 
 /// Iterator over a [`RecordRef`]'s headers.
 pub struct HeaderRefs<'a> {
-    cursor: Cursor<'a>,
+    cursor: SliceReader<'a>,
     data: &'a [u8],
     remaining: usize,
 }

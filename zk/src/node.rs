@@ -27,7 +27,8 @@ pub enum PartitionKey {
 }
 
 impl PartitionKey {
-    fn parse(text: &str) -> Option<Self> {
+    /// Reads a node name: `3`, or 0.7's `1-3`; ids in canonical form only.
+    pub fn parse(text: &str) -> Option<Self> {
         let id = |t: &str| parse_canonical(t, MAX_ID).map(|v| v as i32);
         match text.split_once('-') {
             None => id(text).map(PartitionKey::Partition),

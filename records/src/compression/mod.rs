@@ -2,7 +2,6 @@
 //!
 //! Decompression never produces more than a caller-chosen number of bytes, so a small batch
 //! cannot expand into an unbounded allocation (a "decompression bomb").
-
 //!
 //! Each codec is a cargo feature (`gzip`, `snappy`, `lz4`, `zstd`; all on by default). Without
 //! its feature a codec is still recognised in batch attributes, and using it is an error
