@@ -19,7 +19,7 @@ pub fn format_file(file: &str, header: &str, tokens: TokenStream, pretty: bool) 
     Ok(out)
 }
 
-/// The tokens' text with a line break after each item, so compiler errors point at a line.
+/// The tokens' text as it is (one long line), ending with a newline.
 fn plain(tokens: TokenStream) -> String {
     let mut out = tokens.to_string();
     out.push('\n');

@@ -9,7 +9,7 @@
 //!
 //! Features: `cli` (default) builds the `kafka-wire-codegen` command and implies `pretty`. A
 //! build script depends on this crate with `default-features = false`, which compiles neither
-//! clap nor syn nor prettyplease.
+//! clap nor prettyplease (syn only as serde's and thiserror's derive macros need it).
 //!
 //! In a `build.rs`:
 //! ```no_run

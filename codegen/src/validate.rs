@@ -519,7 +519,7 @@ impl Validator<'_> {
 
         let fields = self.fields(&spec.fields, "$", name, valid, true);
 
-        let mut common_structs = Some(Vec::with_capacity(spec.common_structs.len()));
+        let mut common_structs = Vec::with_capacity(spec.common_structs.len());
         for (i, cs) in spec.common_structs.iter().enumerate() {
             let base = format!("$.commonStructs[{i}]");
             let cpath = named_path(&base, cs.name.as_deref());
@@ -531,14 +531,13 @@ impl Validator<'_> {
                 }
                 Some(t) => self.versions(&cpath, "versions", Some(t)),
             };
-            let checked = self.fields(&cs.fields, &base, cname, declared, false);
-            common_structs = match (common_structs, declared, checked) {
-                (Some(mut all), Known::Is(Some(versions)), Some(fields)) => {
-                    all.push(CheckedStruct { name: cname.to_owned(), versions, fields });
-                    Some(all)
+            let fields = self.fields(&cs.fields, &base, cname, declared, false);
+            common_structs.push(match (declared, fields) {
+                (Known::Is(Some(versions)), Some(fields)) => {
+                    Some(CheckedStruct { name: cname.to_owned(), versions, fields })
                 }
                 _ => None,
-            };
+            });
         }
         let (Known::Is(Some(valid_versions)), Known::Is(flexible_versions), Known::Is(deprecated_versions)) =
             (valid, self.flexible, deprecated)
@@ -558,7 +557,11 @@ impl Validator<'_> {
             fields: Vec::new(),
             structs: Vec::new(),
         };
-        Some(Checked::Live(CheckedMessage { message, fields: fields?, common_structs: common_structs? }))
+        Some(Checked::Live(CheckedMessage {
+            message,
+            fields: fields?,
+            common_structs: common_structs.into_iter().collect::<Option<_>>()?,
+        }))
     }
 
     /// Checks the fields of one struct (the message itself when `top_level`).
@@ -571,7 +574,8 @@ impl Validator<'_> {
         parent: Known<Option<Versions>>,
         top_level: bool,
     ) -> Option<Vec<CheckedField>> {
-        let mut checked = Some(Vec::with_capacity(fields.len()));
+        // Every field is checked (each reports its own problems); the struct is valid if all are.
+        let mut checked = Vec::with_capacity(fields.len());
         // (name key, field index) and (tag, field index) for rules 12 to 14.
         let mut names: HashMap<String, usize> = HashMap::new();
         let mut tags: BTreeMap<i64, usize> = BTreeMap::new();
@@ -595,11 +599,7 @@ impl Validator<'_> {
                     tags.insert(tag, i);
                 }
             }
-            let field = self.field(f, &fbase, &fpath, fname, parent, top_level);
-            checked = checked.zip(field).map(|(mut all, f)| {
-                all.push(f);
-                all
-            });
+            checked.push(self.field(f, &fbase, &fpath, fname, parent, top_level));
         }
         // Rule 14: tags 0..n-1 all used.
         let count = tags.len() as i64;
@@ -611,7 +611,7 @@ impl Validator<'_> {
                 self.error(&fpath, 14, format!("tags in struct {struct_name} are not contiguous from 0: tag {highest} is used but tag {} is not", missing.first().map_or("?", |s| s.as_str())));
             }
         }
-        checked
+        checked.into_iter().collect()
     }
 
     /// Checks one field against each field rule in turn; the field, resolved, when it is valid.
