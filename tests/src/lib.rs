@@ -8,8 +8,6 @@ use std::path::{Path, PathBuf};
 use bytes::{Bytes, BytesMut};
 use kafka_wire_runtime::Message;
 
-/// The counting allocator, from the test-support crate.
-pub use kafka_wire_test_support::alloc;
 pub mod sample;
 
 /// Generated code for Kafka's `test/` schemas and each `extra/<component>/` folder.

@@ -1,7 +1,7 @@
 //! Decoders never allocate from a length they have not checked against the input: whatever
 //! the bytes claim, peak allocation while decoding stays proportional to the input size.
 
-use kafka_wire_tests::alloc::{peak_during, Counting};
+use kafka_wire_test_support::alloc::{peak_during, Counting};
 use kafka_wire_tests::sample::Rng;
 use kafka_wire_tests::SCHEMAS;
 

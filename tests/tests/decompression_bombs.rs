@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use kafka_wire_tests::alloc::{peak_during, Counting};
+use kafka_wire_test_support::alloc::{peak_during, Counting};
 
 use kafka_wire_legacy::compression::decompress as legacy_decompress;
 use kafka_wire_legacy::Codec;
