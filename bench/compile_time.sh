@@ -9,7 +9,9 @@
 #       or formatter; kafka-wire-runtime; kafka-wire-records with every codec) vs a user crate
 #       depending on `kafka-protocol` with its default features for the same four messages;
 #   (c) the same two with codecs off: kafka-wire-records with no features, and
-#       `kafka-protocol` with `default-features = false, features = ["client", "broker"]`.
+#       `kafka-protocol` with `default-features = false, features = ["client", "broker"]`;
+#   (j) the root package without its default `json` feature (no JSON converters), against the
+#       same peer as (a): kafka-protocol has no JSON layer, so this is the like-for-like figure.
 # Prints every sample, the medians and the ratios kafka-wire / kafka-protocol.
 #
 # The kafka-wire side is a snapshot of this checkout (root package and the crates it needs)
@@ -115,8 +117,8 @@ build_time() {
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 declare -A samples
-sides=("a ours:$OURS:-p kafka-wire" "a peer:$WORK/peer-a:" "b ours:$WORK/ours-on:" "b peer:$WORK/peer-on:"
-    "c ours:$WORK/ours-off:" "c peer:$WORK/peer-off:")
+sides=("a ours:$OURS:-p kafka-wire" "a peer:$WORK/peer-a:" "j ours:$OURS:-p kafka-wire --no-default-features"
+    "b ours:$WORK/ours-on:" "b peer:$WORK/peer-on:" "c ours:$WORK/ours-off:" "c peer:$WORK/peer-off:")
 echo "rustc: $(rustc --version); cores: $(nproc); jobs: $JOBS; runs: $RUNS"
 for run in $(seq 1 "$RUNS"); do
     for side in "${sides[@]}"; do
@@ -131,11 +133,14 @@ done
 echo
 echo "| comparison | kafka-wire (median) | kafka-protocol 0.18 (median) | ratio |"
 echo "|---|---|---|---|"
-for cmp in a b c; do
+for cmp in a j b c; do
+    peer=$cmp
+    [ "$cmp" = j ] && peer=a
     # shellcheck disable=SC2086
-    o=$(median ${samples[$cmp ours]}) p=$(median ${samples[$cmp peer]})
+    o=$(median ${samples[$cmp ours]}) p=$(median ${samples[$peer peer]})
     case $cmp in
-        a) what="(a) root package vs messages_enums" ;;
+        a) what="(a) root package (with JSON) vs messages_enums" ;;
+        j) what="(j) root package without json vs messages_enums" ;;
         b) what="(b) user crate, 4 APIs + headers, codecs on" ;;
         c) what="(c) the same, codecs off" ;;
     esac

@@ -15,9 +15,12 @@
 //! ```
 
 pub use kafka_wire_runtime as runtime;
+#[cfg(feature = "json")]
+pub use kafka_wire_runtime::json::{Json, JsonError};
 pub use kafka_wire_runtime::{
-    Bytes, BytesMut, Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind, Message, Records,
-    Request, Response, StrBytes, Uuid, VersionRange,
+    BrokerId, Bytes, BytesMut, Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind, ErrorCode,
+    GroupId, Keyed, KeyedSlice, Message, ProducerId, Records, Request, Response, StrBytes, TopicName, TransactionalId,
+    Uuid, VersionRange,
 };
 
 /// Every request, response and header of Kafka's schema corpus.

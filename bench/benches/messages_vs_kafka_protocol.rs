@@ -31,7 +31,7 @@ use criterion::{BenchmarkGroup, Criterion, Throughput};
 use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{Decodable as KpDecodable, Encodable as KpEncodable, StrBytes as KpStr};
 use kafka_wire::messages as kw;
-use kafka_wire::{Decode, Encode, Records, StrBytes, Uuid};
+use kafka_wire::{BrokerId, Decode, Encode, ErrorCode, Records, StrBytes, Uuid};
 
 const METADATA_VERSION: i16 = 12;
 const FETCH_VERSION: i16 = 17;
@@ -68,6 +68,10 @@ fn replicas(p: usize) -> [i32; 3] {
     [(p % 3) as i32, ((p + 1) % 3) as i32, ((p + 2) % 3) as i32]
 }
 
+fn broker_ids(p: usize) -> kafka_wire::runtime::FixedArray<BrokerId> {
+    replicas(p).map(BrokerId).as_slice().into()
+}
+
 // ---- MetadataResponse ----
 
 fn metadata_ours() -> kw::MetadataResponse {
@@ -76,7 +80,7 @@ fn metadata_ours() -> kw::MetadataResponse {
         throttle_time_ms: 0,
         brokers: (0..3)
             .map(|b| MetadataResponseBroker {
-                node_id: b,
+                node_id: BrokerId(b),
                 host: format!("broker-{b}.kafka.internal").into(),
                 port: 9092,
                 rack: Some(format!("rack-{b}").into()),
@@ -84,21 +88,21 @@ fn metadata_ours() -> kw::MetadataResponse {
             })
             .collect(),
         cluster_id: Some(StrBytes::from_static_str("bench-cluster-0123456789")),
-        controller_id: 1,
+        controller_id: BrokerId(1),
         topics: (0..METADATA_TOPICS)
             .map(|t| MetadataResponseTopic {
-                error_code: 0,
+                error_code: ErrorCode::NONE,
                 name: Some(format!("topic-{t:05}").into()),
                 topic_id: topic_id(t),
                 is_internal: false,
                 partitions: (0..METADATA_PARTITIONS)
                     .map(|p| MetadataResponsePartition {
-                        error_code: 0,
+                        error_code: ErrorCode::NONE,
                         partition_index: p as i32,
-                        leader_id: replicas(t + p)[0],
+                        leader_id: BrokerId(replicas(t + p)[0]),
                         leader_epoch: 7,
-                        replica_nodes: replicas(t + p).into(),
-                        isr_nodes: replicas(t + p).into(),
+                        replica_nodes: broker_ids(t + p),
+                        isr_nodes: broker_ids(t + p),
                         offline_replicas: Default::default(),
                         ..Default::default()
                     })
@@ -167,7 +171,7 @@ fn fetch_ours(records: &[Bytes]) -> kw::FetchResponse {
     use kw::fetch_response::{FetchableTopicResponse, PartitionData};
     kw::FetchResponse {
         throttle_time_ms: 0,
-        error_code: 0,
+        error_code: ErrorCode::NONE,
         session_id: 42,
         responses: vec![FetchableTopicResponse {
             topic_id: topic_id(7),
@@ -176,12 +180,12 @@ fn fetch_ours(records: &[Bytes]) -> kw::FetchResponse {
                 .enumerate()
                 .map(|(p, data)| PartitionData {
                     partition_index: p as i32,
-                    error_code: 0,
+                    error_code: ErrorCode::NONE,
                     high_watermark: 1_000_000 + p as i64,
                     last_stable_offset: 1_000_000 + p as i64,
                     log_start_offset: 0,
                     aborted_transactions: Some(Vec::new()),
-                    preferred_read_replica: -1,
+                    preferred_read_replica: BrokerId(-1),
                     records: Some(Records::from_bytes(data.clone())),
                     ..Default::default()
                 })
@@ -228,7 +232,7 @@ fn produce_ours(records: &[Bytes]) -> kw::ProduceRequest {
         acks: -1,
         timeout_ms: 30_000,
         topic_data: vec![TopicProduceData {
-            name: StrBytes::from_static_str("bench-produce-topic"),
+            name: kafka_wire::TopicName::from_static_str("bench-produce-topic"),
             partition_data: records
                 .iter()
                 .enumerate()
@@ -281,7 +285,7 @@ const FINALIZED: [(&str, i16, i16); 2] = [("metadata.version", 27, 27), ("kraft.
 fn api_versions_ours(apis: &[(i16, i16, i16)]) -> kw::ApiVersionsResponse {
     use kw::api_versions_response::{ApiVersion, FinalizedFeatureKey, SupportedFeatureKey};
     kw::ApiVersionsResponse {
-        error_code: 0,
+        error_code: ErrorCode::NONE,
         api_keys: apis
             .iter()
             .map(|&(api_key, min_version, max_version)| ApiVersion {

@@ -14,7 +14,7 @@
 //! the partitions on all brokers and DELETE removes them from all live brokers.
 //!
 //! A refused request changes nothing. The body's `ErrorCode` uses Kafka's modern codes
-//! ([`codes`]); the 0.7 envelope's error is 0 on success and −1 otherwise.
+//! (`kafka_wire_runtime::ErrorCode`); the 0.7 envelope's error is 0 on success and −1 otherwise.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ use bytes::BytesMut;
 use kafka_wire_generated::modify_topic_response::{ListedTopic, TopicConfig as ConfigEntry};
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
 use kafka_wire_legacy::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
-use kafka_wire_runtime::{Decode, Encode, StrBytes};
+use kafka_wire_runtime::{Decode, Encode, ErrorCode as KafkaCode, StrBytes, TopicName};
 use tracing::{info, warn};
 
 use crate::state::BrokerState;
@@ -36,47 +36,35 @@ pub const VERSION: i16 = 0;
 /// The newest ModifyTopic version this broker speaks (1 adds LIST).
 pub const MAX_VERSION: i16 = 1;
 
-/// Kafka's error codes, as used in the ModifyTopicResponse body.
-pub mod codes {
-    pub const NONE: i16 = 0;
-    pub const UNKNOWN_SERVER_ERROR: i16 = -1;
-    pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
-    pub const INVALID_TOPIC_EXCEPTION: i16 = 17;
-    pub const UNSUPPORTED_VERSION: i16 = 35;
-    pub const TOPIC_ALREADY_EXISTS: i16 = 36;
-    pub const INVALID_PARTITIONS: i16 = 37;
-    pub const INVALID_CONFIG: i16 = 40;
-    pub const INVALID_REQUEST: i16 = 42;
-}
-
 /// Why an operation was refused (or failed): a Kafka error code and a message for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdminError {
-    pub code: i16,
+    /// Kafka's code (the 0.7 protocol's own codes are `kafka_wire_legacy::ErrorCode`).
+    pub code: KafkaCode,
     pub message: String,
 }
 
 impl AdminError {
-    pub fn new(code: i16, message: impl Into<String>) -> AdminError {
+    pub fn new(code: KafkaCode, message: impl Into<String>) -> AdminError {
         AdminError { code, message: message.into() }
     }
 
     pub(crate) fn server(message: impl Into<String>) -> AdminError {
-        AdminError::new(codes::UNKNOWN_SERVER_ERROR, message)
+        AdminError::new(KafkaCode::UNKNOWN_SERVER_ERROR, message)
     }
 
     pub(crate) fn unknown_topic(topic: &str) -> AdminError {
-        AdminError::new(codes::UNKNOWN_TOPIC_OR_PARTITION, format!("topic {topic:?} does not exist"))
+        AdminError::new(KafkaCode::UNKNOWN_TOPIC_OR_PARTITION, format!("topic {topic:?} does not exist"))
     }
 
     pub(crate) fn exists(topic: &str) -> AdminError {
-        AdminError::new(codes::TOPIC_ALREADY_EXISTS, format!("topic {topic:?} already exists"))
+        AdminError::new(KafkaCode::TOPIC_ALREADY_EXISTS, format!("topic {topic:?} already exists"))
     }
 }
 
 impl From<SettingError> for AdminError {
     fn from(e: SettingError) -> Self {
-        AdminError::new(codes::INVALID_CONFIG, e.to_string())
+        AdminError::new(KafkaCode::INVALID_CONFIG, e.to_string())
     }
 }
 
@@ -100,7 +88,7 @@ impl Operation {
             "LIST" => Operation::List,
             other => {
                 return Err(AdminError::new(
-                    codes::INVALID_REQUEST,
+                    KafkaCode::INVALID_REQUEST,
                     format!("unknown operation {other:?}: expected CREATE, ALTER, DELETE, DESCRIBE or LIST"),
                 ))
             }
@@ -122,28 +110,32 @@ pub fn check_request(req: &ModifyTopicRequest, max_topic_len: usize) -> Result<C
     let topic = req.topic_name.as_str().to_owned();
     if op == Operation::List {
         if !topic.is_empty() || !req.properties.is_empty() {
-            return Err(AdminError::new(codes::INVALID_REQUEST, "LIST takes no topic name and no properties"));
+            return Err(AdminError::new(KafkaCode::INVALID_REQUEST, "LIST takes no topic name and no properties"));
         }
         return Ok(Checked { op, topic, changes: Vec::new() });
     }
-    validate_topic(&topic, max_topic_len)
-        .map_err(|e| AdminError::new(codes::INVALID_TOPIC_EXCEPTION, format!("invalid topic name {topic:?}: {e}")))?;
+    validate_topic(&topic, max_topic_len).map_err(|e| {
+        AdminError::new(KafkaCode::INVALID_TOPIC_EXCEPTION, format!("invalid topic name {topic:?}: {e}"))
+    })?;
     let mut seen = BTreeSet::new();
     let mut changes = Vec::with_capacity(req.properties.len());
     for p in &req.properties {
         let name = p.prop_name.as_str().to_owned();
         if !seen.insert(name.clone()) {
-            return Err(AdminError::new(codes::INVALID_REQUEST, format!("property {name:?} is given twice")));
+            return Err(AdminError::new(KafkaCode::INVALID_REQUEST, format!("property {name:?} is given twice")));
         }
         changes.push((name, p.prop_value.as_ref().map(|v| v.as_str().to_owned())));
     }
     match op {
         Operation::Delete | Operation::Describe if !changes.is_empty() => {
-            return Err(AdminError::new(codes::INVALID_REQUEST, format!("{op:?} takes no properties")));
+            return Err(AdminError::new(KafkaCode::INVALID_REQUEST, format!("{op:?} takes no properties")));
         }
         Operation::Create => {
             if let Some((name, _)) = changes.iter().find(|(_, v)| v.is_none()) {
-                return Err(AdminError::new(codes::INVALID_CONFIG, format!("CREATE: property {name:?} has no value")));
+                return Err(AdminError::new(
+                    KafkaCode::INVALID_CONFIG,
+                    format!("CREATE: property {name:?} has no value"),
+                ));
             }
         }
         _ => {}
@@ -171,7 +163,7 @@ pub fn altered(
     let count = o.partitions().unwrap_or_else(|| state.defaults().partitions(topic));
     if count < existing_partitions {
         return Err(AdminError::new(
-            codes::INVALID_PARTITIONS,
+            KafkaCode::INVALID_PARTITIONS,
             format!(
                 "topic {topic:?} has {existing_partitions} partitions; the count can only grow, not become {count}"
             ),
@@ -184,8 +176,9 @@ pub fn altered(
 /// What must hold before anything is stored: every partition's directory name fits on disk,
 /// and the new partitions fit under the broker's limit of open partitions.
 fn check_placement(state: &BrokerState, topic: &str, count: i32) -> Result<(), AdminError> {
-    validate_topic_dirs(topic, count)
-        .map_err(|e| AdminError::new(codes::INVALID_TOPIC_EXCEPTION, format!("invalid topic name {topic:?}: {e}")))?;
+    validate_topic_dirs(topic, count).map_err(|e| {
+        AdminError::new(KafkaCode::INVALID_TOPIC_EXCEPTION, format!("invalid topic name {topic:?}: {e}"))
+    })?;
     let logs = state.logs();
     let Some(max) = logs.max_partitions() else { return Ok(()) };
     let have = (0..count).filter(|p| logs.get(topic, *p).is_some()).count();
@@ -193,7 +186,7 @@ fn check_placement(state: &BrokerState, topic: &str, count: i32) -> Result<(), A
     let open = logs.partition_count();
     if open + new > max {
         return Err(AdminError::new(
-            codes::INVALID_PARTITIONS,
+            KafkaCode::INVALID_PARTITIONS,
             format!(
                 "{new} more partitions would exceed this broker's limit: {open} of {max} are open \
                  (kwire.max.partitions)"
@@ -228,7 +221,7 @@ pub fn list(state: &BrokerState) -> Vec<ListedTopic> {
         .map(|t| ListedTopic {
             partitions: state.partition_count(&t),
             configured: configured.contains_key(&t),
-            name: StrBytes::from(t),
+            name: TopicName::from(t),
             ..Default::default()
         })
         .collect()
@@ -362,17 +355,17 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
     let mut topics = Vec::new();
     let result = if !(VERSION..=MAX_VERSION).contains(&version) {
         Err(AdminError::new(
-            codes::UNSUPPORTED_VERSION,
+            KafkaCode::UNSUPPORTED_VERSION,
             format!("ModifyTopic version {version} is not supported; this broker speaks versions {VERSION} to {MAX_VERSION}"),
         ))
     } else {
         match ModifyTopicRequest::decode(&mut request.body.clone(), version) {
-            Err(e) => Err(AdminError::new(codes::INVALID_REQUEST, format!("malformed ModifyTopicRequest: {e}"))),
+            Err(e) => Err(AdminError::new(KafkaCode::INVALID_REQUEST, format!("malformed ModifyTopicRequest: {e}"))),
             Ok(req) => match check_request(&req, state.max_topic_name_length()) {
                 Err(e) => Err(e),
                 Ok(c) if c.op == Operation::List => {
                     if version < 1 {
-                        Err(AdminError::new(codes::UNSUPPORTED_VERSION, "LIST needs ModifyTopic version 1"))
+                        Err(AdminError::new(KafkaCode::UNSUPPORTED_VERSION, "LIST needs ModifyTopic version 1"))
                     } else {
                         topics = list(state);
                         Ok(Vec::new())
@@ -383,7 +376,7 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
                     let r = execute(state, c).await;
                     match &r {
                         Ok(_) => info!(?op, topic, "ModifyTopic done"),
-                        Err(e) => info!(?op, topic, code = e.code, "ModifyTopic refused: {}", e.message),
+                        Err(e) => info!(?op, topic, code = e.code.code(), "ModifyTopic refused: {}", e.message),
                     }
                     r
                 }
@@ -391,9 +384,13 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
         }
     };
     let body = match result {
-        Ok(configs) => {
-            ModifyTopicResponse { error_code: codes::NONE, error_message: None, configs, topics, ..Default::default() }
-        }
+        Ok(configs) => ModifyTopicResponse {
+            error_code: KafkaCode::NONE,
+            error_message: None,
+            configs,
+            topics,
+            ..Default::default()
+        },
         Err(e) => ModifyTopicResponse {
             error_code: e.code,
             error_message: Some(StrBytes::from(e.message)),
@@ -401,7 +398,7 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
             ..Default::default()
         },
     };
-    let envelope = if body.error_code == codes::NONE { ErrorCode::NoError } else { ErrorCode::Unknown };
+    let envelope = if body.error_code == KafkaCode::NONE { ErrorCode::NoError } else { ErrorCode::Unknown };
     // The answer speaks the request's version when this broker knows it, else version 0,
     // which every client reads.
     let version = if (VERSION..=MAX_VERSION).contains(&version) { version } else { VERSION };
@@ -409,7 +406,7 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
     if let Err(e) = body.encode(&mut out, version) {
         // Only a string over 32 KiB could fail; answer with the reason instead.
         let fallback = ModifyTopicResponse {
-            error_code: codes::UNKNOWN_SERVER_ERROR,
+            error_code: KafkaCode::UNKNOWN_SERVER_ERROR,
             error_message: Some(StrBytes::from(format!("cannot encode the response: {e}"))),
             ..Default::default()
         };
@@ -452,8 +449,8 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let state = standalone_state(dir.path());
             let (envelope, resp) = answer(&state, version, body);
-            prop_assert_eq!(envelope.error == ErrorCode::NoError, resp.error_code == codes::NONE);
-            if resp.error_code != codes::NONE {
+            prop_assert_eq!(envelope.error == ErrorCode::NoError, resp.error_code == KafkaCode::NONE);
+            if resp.error_code != KafkaCode::NONE {
                 prop_assert!(resp.error_message.is_some());
                 prop_assert!(state.topics().is_empty());
                 prop_assert!(state.topic_configs().is_empty());
@@ -518,7 +515,7 @@ mod tests {
                 let (_, resp) = answer(&state, VERSION, body.to_vec());
                 // The store always loads: a broker restarted now would start.
                 config_file::load(dir.path()).unwrap();
-                if resp.error_code != codes::NONE {
+                if resp.error_code != KafkaCode::NONE {
                     prop_assert_eq!(snapshot(&state, dir.path()), before, "{} {:?} {:?}: {:?}", op, topic, props, resp);
                 } else {
                     let stored = config_file::load(dir.path()).unwrap();
@@ -546,7 +543,7 @@ mod tests {
         let create =
             kafka_wire_client::admin::request("CREATE", "t", &[("partitions", Some("2")), ("flush.ms", Some("7"))]);
         let (envelope, resp) = answer(&state, VERSION, encode(&create));
-        assert_eq!((envelope.error, resp.error_code), (ErrorCode::NoError, codes::NONE), "{resp:?}");
+        assert_eq!((envelope.error, resp.error_code), (ErrorCode::NoError, KafkaCode::NONE), "{resp:?}");
         assert_eq!(state.topics(), ["t"]);
         assert_eq!(state.partition_count("t"), 2);
         let (_, resp) = answer(&state, VERSION, encode(&kafka_wire_client::admin::request("DESCRIBE", "t", &[])));

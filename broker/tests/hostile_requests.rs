@@ -7,9 +7,9 @@ use kafka_wire_test_support as common;
 use std::time::Duration;
 
 use common::*;
-use kafka_wire_broker::admin::codes;
 use kafka_wire_broker::config_file::CONFIG_FILE;
 use kafka_wire_client::admin::{modify_topic, request};
+use kafka_wire_runtime::ErrorCode as KafkaCode;
 
 /// Sends a PRODUCE then an OFFSETS on one connection: `true` if the produce was taken (the
 /// OFFSETS is answered), `false` if the broker closed the connection.
@@ -93,14 +93,14 @@ fn a_refused_create_leaves_nothing_behind_and_the_broker_restarts() {
     };
     let name = "a".repeat(254);
     let r = admin("CREATE", &name, &[("partitions", Some("1"))]);
-    assert_eq!(r.error_code, codes::INVALID_TOPIC_EXCEPTION, "{r:?}");
+    assert_eq!(r.error_code, KafkaCode::INVALID_TOPIC_EXCEPTION, "{r:?}");
     assert!(r.error_message.as_deref().unwrap_or("").contains("255-byte limit"), "{r:?}");
     // 253 bytes fits one partition, not eleven.
     let r = admin("CREATE", &"b".repeat(253), &[("partitions", Some("11"))]);
-    assert_eq!(r.error_code, codes::INVALID_TOPIC_EXCEPTION, "{r:?}");
+    assert_eq!(r.error_code, KafkaCode::INVALID_TOPIC_EXCEPTION, "{r:?}");
     let stored = std::fs::read_to_string(b.log_dir().join(CONFIG_FILE)).unwrap_or_default();
     assert!(!stored.contains("aaaa") && !stored.contains("bbbb"), "refused topics were stored: {stored}");
-    assert_eq!(admin("CREATE", "fine", &[("partitions", Some("2"))]).error_code, codes::NONE);
+    assert_eq!(admin("CREATE", "fine", &[("partitions", Some("2"))]).error_code, KafkaCode::NONE);
     b.terminate().unwrap();
     b.restart().unwrap();
     assert_alive(&mut b);

@@ -11,10 +11,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
-use kafka_wire_broker::admin::codes;
 use kafka_wire_broker::config_file::CONFIG_FILE;
 use kafka_wire_client::admin::{self as client_admin, modify_topic, request};
 use kafka_wire_generated::ModifyTopicResponse;
+use kafka_wire_runtime::ErrorCode as KafkaCode;
 use zookeeper_client::Client;
 
 /// Each message below is 4 + 1 + 4 + 20 = 29 bytes in the log.
@@ -26,11 +26,11 @@ fn admin(addr: &str, op: &str, topic: &str, props: &[(&str, Option<&str>)]) -> M
 }
 
 fn ok(r: &ModifyTopicResponse) {
-    assert_eq!(r.error_code, codes::NONE, "refused: {:?}", r.error_message);
+    assert_eq!(r.error_code, KafkaCode::NONE, "refused: {:?}", r.error_message);
 }
 
 /// Asserts the error code and returns the message.
-fn refused(r: &ModifyTopicResponse, code: i16) -> String {
+fn refused(r: &ModifyTopicResponse, code: KafkaCode) -> String {
     assert_eq!(r.error_code, code, "{r:?}");
     assert!(r.configs.is_empty());
     r.error_message.as_ref().map(|m| m.to_string()).expect("an error message")
@@ -105,7 +105,7 @@ fn standalone_create_alter_describe_delete_and_inherited_defaults() {
     assert_eq!(setting(&r, "segment.bytes"), ("1000".into(), false));
     assert_eq!(setting(&r, "retention.ms"), ("-1".into(), true));
     // The partition count only grows; growing creates the new partitions at once.
-    let msg = refused(&admin(&addr, "ALTER", "orders", &[("partitions", Some("2"))]), codes::INVALID_PARTITIONS);
+    let msg = refused(&admin(&addr, "ALTER", "orders", &[("partitions", Some("2"))]), KafkaCode::INVALID_PARTITIONS);
     assert!(msg.contains("can only grow"), "{msg}");
     ok(&admin(&addr, "ALTER", "orders", &[("partitions", Some("4"))]));
     assert_eq!(partition_dirs(&dir, "orders").len(), 4);
@@ -136,11 +136,11 @@ fn standalone_create_alter_describe_delete_and_inherited_defaults() {
     assert!(partition_dirs(&dir, "orders").is_empty(), "{:?}", tree(&dir));
     let file = std::fs::read_to_string(dir.join(CONFIG_FILE)).unwrap();
     assert!(!file.contains("orders"), "{file}");
-    refused(&admin(&addr2, "DESCRIBE", "orders", &[]), codes::UNKNOWN_TOPIC_OR_PARTITION);
+    refused(&admin(&addr2, "DESCRIBE", "orders", &[]), KafkaCode::UNKNOWN_TOPIC_OR_PARTITION);
 }
 
 /// Operation, topic, properties, expected error code, text the message must contain.
-type Case = (&'static str, &'static str, Vec<(&'static str, Option<&'static str>)>, i16, &'static str);
+type Case = (&'static str, &'static str, Vec<(&'static str, Option<&'static str>)>, KafkaCode, &'static str);
 
 #[test]
 fn bad_requests_are_refused_and_change_nothing() {
@@ -155,30 +155,30 @@ fn bad_requests_are_refused_and_change_nothing() {
             "ALTER",
             "kept",
             vec![("segment.bytes", Some("600")), ("segment.byte", Some("1"))],
-            codes::INVALID_CONFIG,
+            KafkaCode::INVALID_CONFIG,
             "unknown topic property \"segment.byte\"",
         ),
-        ("ALTER", "kept", vec![("segment.bytes", Some("-1"))], codes::INVALID_CONFIG, "must be in 1..="),
-        ("ALTER", "kept", vec![("retention.bytes", Some("-7"))], codes::INVALID_CONFIG, "or -1 for no limit"),
-        ("ALTER", "kept", vec![("flush.ms", Some("soon"))], codes::INVALID_CONFIG, "not a decimal integer"),
+        ("ALTER", "kept", vec![("segment.bytes", Some("-1"))], KafkaCode::INVALID_CONFIG, "must be in 1..="),
+        ("ALTER", "kept", vec![("retention.bytes", Some("-7"))], KafkaCode::INVALID_CONFIG, "or -1 for no limit"),
+        ("ALTER", "kept", vec![("flush.ms", Some("soon"))], KafkaCode::INVALID_CONFIG, "not a decimal integer"),
         (
             "ALTER",
             "kept",
             vec![("flush.ms", Some("1")), ("flush.ms", Some("2"))],
-            codes::INVALID_REQUEST,
+            KafkaCode::INVALID_REQUEST,
             "given twice",
         ),
-        ("CREATE", "new", vec![("partitions", Some("0"))], codes::INVALID_CONFIG, "partitions"),
-        ("CREATE", "new", vec![("segment.bytes", None)], codes::INVALID_CONFIG, "has no value"),
-        ("CREATE", "kept", vec![], codes::TOPIC_ALREADY_EXISTS, "already exists"),
-        ("CREATE", "", vec![], codes::INVALID_TOPIC_EXCEPTION, "empty"),
-        ("CREATE", "..", vec![], codes::INVALID_TOPIC_EXCEPTION, "relative path"),
-        ("CREATE", "../escape", vec![], codes::INVALID_TOPIC_EXCEPTION, "U+002F"),
-        ("CREATE", "a/b", vec![], codes::INVALID_TOPIC_EXCEPTION, "U+002F"),
-        ("DELETE", "missing", vec![], codes::UNKNOWN_TOPIC_OR_PARTITION, "does not exist"),
-        ("ALTER", "missing", vec![("flush.ms", Some("5"))], codes::UNKNOWN_TOPIC_OR_PARTITION, "does not exist"),
-        ("DELETE", "kept", vec![("flush.ms", Some("5"))], codes::INVALID_REQUEST, "takes no properties"),
-        ("TRUNCATE", "kept", vec![], codes::INVALID_REQUEST, "unknown operation"),
+        ("CREATE", "new", vec![("partitions", Some("0"))], KafkaCode::INVALID_CONFIG, "partitions"),
+        ("CREATE", "new", vec![("segment.bytes", None)], KafkaCode::INVALID_CONFIG, "has no value"),
+        ("CREATE", "kept", vec![], KafkaCode::TOPIC_ALREADY_EXISTS, "already exists"),
+        ("CREATE", "", vec![], KafkaCode::INVALID_TOPIC_EXCEPTION, "empty"),
+        ("CREATE", "..", vec![], KafkaCode::INVALID_TOPIC_EXCEPTION, "relative path"),
+        ("CREATE", "../escape", vec![], KafkaCode::INVALID_TOPIC_EXCEPTION, "U+002F"),
+        ("CREATE", "a/b", vec![], KafkaCode::INVALID_TOPIC_EXCEPTION, "U+002F"),
+        ("DELETE", "missing", vec![], KafkaCode::UNKNOWN_TOPIC_OR_PARTITION, "does not exist"),
+        ("ALTER", "missing", vec![("flush.ms", Some("5"))], KafkaCode::UNKNOWN_TOPIC_OR_PARTITION, "does not exist"),
+        ("DELETE", "kept", vec![("flush.ms", Some("5"))], KafkaCode::INVALID_REQUEST, "takes no properties"),
+        ("TRUNCATE", "kept", vec![], KafkaCode::INVALID_REQUEST, "unknown operation"),
     ];
     for (op, topic, props, code, needle) in cases {
         let r = admin(&addr, op, topic, &props);
@@ -298,14 +298,17 @@ fn zookeeper_topics_are_configured_live_on_every_broker() {
 
     // Bad input through ZooKeeper mode: refused, nothing written.
     let before = (zk_children(&rt, &client, "/config/changes"), zk_read(&rt, &client, "/config/topics/events"));
-    refused(&admin(&b0.address(), "ALTER", "events", &[("segment.bytes", Some("-5"))]), codes::INVALID_CONFIG);
-    refused(&admin(&b0.address(), "ALTER", "events", &[("bogus", Some("1"))]), codes::INVALID_CONFIG);
-    refused(&admin(&b0.address(), "DELETE", "missing", &[]), codes::UNKNOWN_TOPIC_OR_PARTITION);
-    refused(&admin(&b0.address(), "CREATE", "events", &[]), codes::TOPIC_ALREADY_EXISTS);
-    refused(&admin(&b0.address(), "CREATE", "a/b", &[]), codes::INVALID_TOPIC_EXCEPTION);
+    refused(&admin(&b0.address(), "ALTER", "events", &[("segment.bytes", Some("-5"))]), KafkaCode::INVALID_CONFIG);
+    refused(&admin(&b0.address(), "ALTER", "events", &[("bogus", Some("1"))]), KafkaCode::INVALID_CONFIG);
+    refused(&admin(&b0.address(), "DELETE", "missing", &[]), KafkaCode::UNKNOWN_TOPIC_OR_PARTITION);
+    refused(&admin(&b0.address(), "CREATE", "events", &[]), KafkaCode::TOPIC_ALREADY_EXISTS);
+    refused(&admin(&b0.address(), "CREATE", "a/b", &[]), KafkaCode::INVALID_TOPIC_EXCEPTION);
     // A name whose partition directory does not fit on disk: refused before anything is written.
     let too_long = "a".repeat(254);
-    refused(&admin(&b0.address(), "CREATE", &too_long, &[("partitions", Some("1"))]), codes::INVALID_TOPIC_EXCEPTION);
+    refused(
+        &admin(&b0.address(), "CREATE", &too_long, &[("partitions", Some("1"))]),
+        KafkaCode::INVALID_TOPIC_EXCEPTION,
+    );
     assert!(!zk_children(&rt, &client, "/config/topics").contains(&too_long), "a refused create left its node");
     assert_eq!((zk_children(&rt, &client, "/config/changes"), zk_read(&rt, &client, "/config/topics/events")), before);
 
@@ -338,5 +341,5 @@ fn zookeeper_topics_are_configured_live_on_every_broker() {
     });
     assert!(zk_read(&rt, &client, "/config/topics/pinned").is_some());
     assert_eq!(partition_dirs(&dir0, "pinned").len(), 1);
-    refused(&admin(&b0.address(), "DESCRIBE", "events", &[]), codes::UNKNOWN_TOPIC_OR_PARTITION);
+    refused(&admin(&b0.address(), "DESCRIBE", "events", &[]), KafkaCode::UNKNOWN_TOPIC_OR_PARTITION);
 }

@@ -16,7 +16,7 @@ use bytes::{Bytes, BytesMut};
 use kafka_wire_generated::modify_topic_request::TopicProperty;
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
 use kafka_wire_legacy::{Request, VersionedRequest, VersionedResponse};
-use kafka_wire_runtime::{Decode, Encode, StrBytes};
+use kafka_wire_runtime::{Decode, Encode, StrBytes, TopicName};
 use kafka_wire_zk::{BrokerNode, Container, NodeKind, TypedValue, ZkDataError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -59,7 +59,7 @@ pub enum AdminError {
 pub fn request(operation: &str, topic: &str, properties: &[(&str, Option<&str>)]) -> ModifyTopicRequest {
     ModifyTopicRequest {
         operation: StrBytes::from(operation),
-        topic_name: StrBytes::from(topic),
+        topic_name: TopicName::from(topic),
         properties: properties
             .iter()
             .map(|(k, v)| TopicProperty {

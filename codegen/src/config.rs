@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 
 use crate::diagnostics::SchemaWarning;
-use crate::emit::{emit_index, emit_message, names::module_name, IndexLayout};
+use crate::emit::{emit_index, emit_message, names::module_name, EmitOptions, IndexLayout};
 use crate::format::format_file;
 use crate::ir::{Message, MessageKind, Retired};
 use crate::lower::{load_schemas, Loaded};
@@ -35,6 +35,7 @@ pub struct Config {
     build_script: bool,
     strict: bool,
     pretty: bool,
+    emit: EmitOptions,
 }
 
 impl Default for Config {
@@ -49,6 +50,7 @@ impl Default for Config {
             build_script: false,
             strict: false,
             pretty: cfg!(feature = "pretty"),
+            emit: EmitOptions::default(),
         }
     }
 }
@@ -152,6 +154,29 @@ impl Config {
         self
     }
 
+    /// Whether negotiation offers a schema's unstable latest version (`latestVersionUnstable`,
+    /// a version still being designed): off by default, as in Kafka's clients.
+    pub fn unstable_versions(&mut self, offer: bool) -> &mut Self {
+        self.emit.unstable_versions = offer;
+        self
+    }
+
+    /// Plain field types instead of the runtime's typed ones: `i16` for `...ErrorCode` fields
+    /// (not `ErrorCode`), and `StrBytes`/`i32`/`i64` for `entityType` fields (not `TopicName`,
+    /// `GroupId`, `TransactionalId`, `BrokerId`, `ProducerId`). The wire format is the same.
+    pub fn plain_types(&mut self, plain: bool) -> &mut Self {
+        self.emit.plain_types = plain;
+        self
+    }
+
+    /// Kafka-style JSON converters on every generated struct (`Json::to_json` / `from_json` at
+    /// a version, as Kafka's generated `*JsonConverter`s); the runtime crate must then be built
+    /// with its `json` feature. Off by default: it adds compile time.
+    pub fn json(&mut self, json: bool) -> &mut Self {
+        self.emit.json = json;
+        self
+    }
+
     /// Configures for a build script: output in `$OUT_DIR/kafka-wire`, mounted with `include!`,
     /// not formatted, and `cargo:rerun-if-changed` printed for every schema folder.
     pub fn for_build_script(&mut self) -> &mut Self {
@@ -220,6 +245,7 @@ impl Config {
             &self.layout,
             &self.regenerate,
             self.pretty,
+            &self.emit,
         )?;
         generated.warnings = loaded.warnings;
         Ok(generated)
@@ -309,7 +335,7 @@ pub fn compile_schemas(dir: impl AsRef<Path>) -> Result<Generated, Error> {
 pub fn render_message(msg: &Message, runtime_path: &str, regenerate: &str) -> Result<String, Error> {
     let config = Config { runtime_path: runtime_path.to_string(), ..Config::default() };
     let header = message_header(&msg.file, regenerate);
-    format_file(&msg.file, &header, emit_message(msg, &config.runtime_tokens()?), config.pretty)
+    format_file(&msg.file, &header, emit_message(msg, &config.runtime_tokens()?, &config.emit), config.pretty)
 }
 
 fn message_header(file: &str, regenerate: &str) -> String {
@@ -323,11 +349,12 @@ fn generate_messages(
     layout: &IndexLayout,
     regenerate: &str,
     pretty: bool,
+    options: &EmitOptions,
 ) -> Result<Generated, Error> {
     let mut files = BTreeMap::new();
     let mut versions = 0usize;
     for m in messages {
-        let text = format_file(&m.file, &message_header(&m.file, regenerate), emit_message(m, rt), pretty)?;
+        let text = format_file(&m.file, &message_header(&m.file, regenerate), emit_message(m, rt, options), pretty)?;
         if files.insert(format!("{}.rs", module_name(&m.name)), text).is_some() {
             return Err(Error::NoSchemas(format!("two schemas generate {}.rs", module_name(&m.name))));
         }
@@ -336,7 +363,7 @@ fn generate_messages(
     let header = format!("{GENERATED_BY}; do not edit.\nRegenerate: {regenerate}");
     files.insert(
         INDEX_FILE.to_string(),
-        format_file(INDEX_FILE, &header, emit_index(messages, retired, layout, rt), pretty)?,
+        format_file(INDEX_FILE, &header, emit_index(messages, retired, layout, rt, options), pretty)?,
     );
     let requests: BTreeSet<i16> =
         messages.iter().filter(|m| m.kind == MessageKind::Request).filter_map(|m| m.api_key).collect();

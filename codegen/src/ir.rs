@@ -79,6 +79,8 @@ pub struct Message {
     /// Every nested and common struct used by this message, each once, in the order they
     /// are first defined (depth-first, schema order; common structs after nested ones).
     pub structs: Vec<Struct>,
+    /// The schema's version-history comments, one paragraph each (see `parse::history_comments`).
+    pub history: Vec<String>,
 }
 
 /// A schema with `validVersions: "none"`: support for it was removed (Kafka 4.0 retired four

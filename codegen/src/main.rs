@@ -45,6 +45,18 @@ struct Options {
     /// `flexibleVersions`, text after the top-level object): for people writing new schemas.
     #[arg(long)]
     strict: bool,
+    /// Offer a schema's unstable latest version (`latestVersionUnstable`) in version
+    /// negotiation (`ApiKey::supported_versions`); left out by default.
+    #[arg(long)]
+    unstable_versions: bool,
+    /// Plain `i16`/`i32`/`i64`/string fields instead of `ErrorCode` and the typed ids
+    /// (`TopicName`, `BrokerId`, ...) for `entityType` fields; the bytes are the same.
+    #[arg(long)]
+    plain_types: bool,
+    /// Kafka-style JSON converters (`Json::to_json`/`from_json`) on every struct; the runtime
+    /// must be built with its `json` feature.
+    #[arg(long)]
+    json: bool,
 }
 
 impl Options {
@@ -57,7 +69,10 @@ impl Options {
             .out_dir(&self.out)
             .runtime_path(&self.runtime_path)
             .regenerate_command(self.command_line())
-            .strict(self.strict);
+            .strict(self.strict)
+            .unstable_versions(self.unstable_versions)
+            .plain_types(self.plain_types)
+            .json(self.json);
         if !self.apis.is_empty() {
             config.include_apis(self.apis.iter().cloned());
         }
@@ -66,7 +81,17 @@ impl Options {
 
     /// The `generate` command that reproduces this output, for file headers.
     fn command_line(&self) -> String {
-        cli_command(&self.schemas, &self.out, &self.runtime_path, &self.apis)
+        let mut command = cli_command(&self.schemas, &self.out, &self.runtime_path, &self.apis);
+        if self.unstable_versions {
+            command.push_str(" --unstable-versions");
+        }
+        if self.plain_types {
+            command.push_str(" --plain-types");
+        }
+        if self.json {
+            command.push_str(" --json");
+        }
+        command
     }
 }
 

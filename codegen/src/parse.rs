@@ -123,8 +123,39 @@ pub fn parse_schema(file: &str, text: &str) -> Result<(MessageSpec, Vec<SchemaWa
     if !errors.is_empty() {
         return Err(SchemaErrors(errors));
     }
-    let spec = MessageSpec::deserialize(value).map_err(|e| SchemaErrors::from(type_error(file, &stripped, &e)))?;
+    let mut spec = MessageSpec::deserialize(value).map_err(|e| SchemaErrors::from(type_error(file, &stripped, &e)))?;
+    spec.history = history_comments(text, &stripped);
     Ok((spec, warnings))
+}
+
+/// The `//` comments inside the top-level object before its `"fields"` key, where Kafka's
+/// schemas keep their version history ("Version 3 adds MaxBytes."), as paragraphs (an empty
+/// `//` line separates them). The licence header, before the object, is not among them.
+/// `stripped` is `text` with comments blanked, line for line.
+pub fn history_comments(text: &str, stripped: &str) -> Vec<String> {
+    let code_lines: Vec<&str> = stripped.lines().collect();
+    let Some(open) = code_lines.iter().position(|l| l.contains('{')) else { return Vec::new() };
+    let end = code_lines.iter().position(|l| l.contains("\"fields\"")).unwrap_or(code_lines.len());
+    let mut paragraphs = Vec::new();
+    let mut current = String::new();
+    for line in text.lines().take(end).skip(open + 1) {
+        let Some(comment) = line.trim_start().strip_prefix("//") else { continue };
+        let comment = comment.trim();
+        if comment.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(comment);
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    paragraphs
 }
 
 /// A value of the wrong JSON type. Deserializing from the parsed value loses positions, so the
@@ -222,6 +253,14 @@ fn named(base: &str, obj: &Map<String, Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn version_history_is_the_comments_inside_the_object_before_its_fields() {
+        let text = "// Licensed to the ASF\n//\n// License text.\n{\n  \"name\": \"X\",\n  //\n  // Version 1 adds\n  // Foo.\n  //\n  // Version 2 is the same.\n  \"fields\": [\n    // a field note\n  ]\n}\n";
+        let stripped = strip_comments(text).unwrap();
+        assert_eq!(history_comments(text, &stripped), ["Version 1 adds Foo.", "Version 2 is the same."]);
+        assert!(history_comments("{ \"fields\": [] }", "{ \"fields\": [] }").is_empty());
+    }
 
     #[test]
     fn line_comments_are_blanked_but_lines_kept() {

@@ -71,6 +71,10 @@ pub struct MessageSpec {
     pub fields: Vec<FieldSpec>,
     #[serde(default)]
     pub common_structs: Vec<StructSpec>,
+    /// The schema's version-history comments (`// Version 3 adds ...`), one paragraph per
+    /// entry: not a JSON key, read from the text by `parse::history_comments`.
+    #[serde(skip)]
+    pub history: Vec<String>,
 }
 
 /// An entry of `commonStructs`: a struct shared by several fields of one message.

@@ -556,6 +556,7 @@ impl Validator<'_> {
             listeners: spec.listeners.clone().unwrap_or_default(),
             fields: Vec::new(),
             structs: Vec::new(),
+            history: spec.history.clone(),
         };
         Some(Checked::Live(CheckedMessage {
             message,

@@ -122,3 +122,23 @@ fn records_fields() {
              "fields": [ { "name": "Records", "type": "records", "versions": "0+", "nullableVersions": "0+" } ] }"#
     ));
 }
+
+#[test]
+fn typed_ids_and_map_keys() {
+    insta::assert_snapshot!(render(
+        "KeyedResponse",
+        r#"{ "apiKey": 1003, "type": "response", "name": "KeyedResponse", "validVersions": "0-1", "flexibleVersions": "1+",
+             "fields": [
+               { "name": "ErrorCode", "type": "int16", "versions": "0+" },
+               { "name": "ControllerId", "type": "int32", "versions": "0+", "entityType": "brokerId", "default": "-1" },
+               { "name": "Topics", "type": "[]Topic", "versions": "0+", "fields": [
+                 { "name": "Name", "type": "string", "versions": "0+", "mapKey": true, "entityType": "topicName" },
+                 { "name": "Partition", "type": "int32", "versions": "0+", "mapKey": true },
+                 { "name": "Replicas", "type": "[]int32", "versions": "0+", "entityType": "brokerId" },
+                 { "name": "ProducerId", "type": "int64", "versions": "1+", "entityType": "producerId",
+                   "taggedVersions": "1+", "tag": 0, "default": "-1" },
+                 { "name": "Group", "type": "string", "versions": "0+", "nullableVersions": "0+", "entityType": "groupId" }
+               ]}
+             ] }"#
+    ));
+}

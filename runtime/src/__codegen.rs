@@ -6,8 +6,13 @@ use std::{collections::btree_map, iter::Peekable};
 use bytes::BufMut;
 pub use bytes::{Bytes, BytesMut};
 
+pub use crate::entity::{BrokerId, GroupId, ProducerId, TopicName, TransactionalId};
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use crate::error_code::ErrorCode;
 pub use crate::fixed_array::{Fixed, FixedArray};
+#[cfg(feature = "json")]
+pub use crate::json;
+pub use crate::keyed::Keyed;
 pub use crate::records::Records;
 pub use crate::str_bytes::StrBytes;
 pub use crate::tagged::UnknownTags;

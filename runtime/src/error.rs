@@ -164,6 +164,8 @@ pub enum EncodeErrorKind {
     TooLong { length: usize, max: usize },
     /// Unknown tagged fields cannot be written at a version that is not flexible.
     TaggedFieldsNotFlexible { version: i16 },
+    /// A request frame whose header names another API than its body carries.
+    ApiKeyMismatch { header: i16, body: i16 },
 }
 
 impl fmt::Display for EncodeErrorKind {
@@ -180,6 +182,9 @@ impl fmt::Display for EncodeErrorKind {
             Self::TooLong { length, max } => write!(f, "length {length} exceeds the maximum {max}"),
             Self::TaggedFieldsNotFlexible { version } => {
                 write!(f, "tagged fields cannot be written at non-flexible version {version}")
+            }
+            Self::ApiKeyMismatch { header, body } => {
+                write!(f, "the header names api key {header} but the body is of api key {body}")
             }
         }
     }

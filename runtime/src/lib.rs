@@ -5,8 +5,13 @@
 // constructors already checked.
 #![deny(unsafe_code)]
 
+pub mod entity;
 pub mod error;
+pub mod error_code;
 pub mod fixed_array;
+#[cfg(feature = "json")]
+pub mod json;
+pub mod keyed;
 pub mod reader;
 pub mod records;
 pub mod str_bytes;
@@ -20,8 +25,11 @@ pub mod writer;
 pub mod __codegen;
 
 pub use bytes::{Bytes, BytesMut};
+pub use entity::{BrokerId, GroupId, ProducerId, TopicName, TransactionalId};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use error_code::{ErrorCode, ErrorInfo};
 pub use fixed_array::{Fixed, FixedArray};
+pub use keyed::{Keyed, KeyedSlice};
 pub use records::Records;
 pub use str_bytes::StrBytes;
 pub use tagged::UnknownTags;

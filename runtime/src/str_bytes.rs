@@ -4,8 +4,16 @@ use bytes::Bytes;
 use std::{borrow::Borrow, fmt, ops::Deref, str};
 
 /// An immutable UTF-8 string backed by `Bytes`, so decoding does not copy.
-#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct StrBytes(Bytes);
+
+/// Hashes as the `str` it holds, as `Borrow<str>` requires: a `HashMap<StrBytes, _>` is then
+/// searched with a `&str`.
+impl std::hash::Hash for StrBytes {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
 
 impl StrBytes {
     /// A string from a static literal, without allocating.

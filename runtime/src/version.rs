@@ -15,9 +15,33 @@ impl VersionRange {
         VersionRange { min, max }
     }
 
+    /// Kafka's `"min+"`: every version from `min` on.
+    pub const fn at_least(min: i16) -> Self {
+        VersionRange { min, max: i16::MAX }
+    }
+
     /// Whether `version` is inside the range.
     pub const fn contains(&self, version: i16) -> bool {
         self.min <= version && version <= self.max
+    }
+
+    /// The versions in both ranges, if any: what two peers can speak.
+    pub const fn intersect(&self, other: &VersionRange) -> Option<VersionRange> {
+        let min = if self.min > other.min { self.min } else { other.min };
+        let max = if self.max < other.max { self.max } else { other.max };
+        if min <= max {
+            Some(VersionRange { min, max })
+        } else {
+            None
+        }
+    }
+
+    /// The highest version in both ranges, if any: the one a client uses with a broker.
+    pub const fn highest_common(&self, other: &VersionRange) -> Option<i16> {
+        match self.intersect(other) {
+            Some(both) => Some(both.max),
+            None => None,
+        }
     }
 }
 

@@ -20,10 +20,12 @@ pub mod alloc;
 pub mod broker;
 pub mod cli;
 pub mod legacy_client;
+pub mod tansu;
 
 pub use broker::{broker, kwire_broker_bin, BrokerOptions, BrokerProcess};
 pub use cli::{kwire, kwire_bin, kwire_output, lines, segments, tree, wait_for};
 pub use legacy_client::*;
+pub use tansu::Tansu;
 
 /// The server jar; its manifest's `Class-Path` names the rest (jute, netty, slf4j-api, …).
 pub const ZOOKEEPER_JAR: &str = "/usr/share/java/zookeeper.jar";

@@ -23,6 +23,10 @@ pub struct Ops {
     pub roundtrip: fn(&[u8], i16) -> Result<String, String>,
     /// Decode only, reporting the error text.
     pub decode: fn(&[u8], i16) -> Result<(), String>,
+    /// Decode, then Kafka-style JSON both ways: message → JSON → message gives the same
+    /// message, JSON → message → JSON the same JSON, and the message re-encodes to the bytes.
+    /// Returns the JSON text.
+    pub json_roundtrip: fn(&[u8], i16) -> Result<String, String>,
 }
 
 /// One schema of the corpus and the generated type for it.
@@ -45,8 +49,33 @@ impl Entry {
 }
 
 /// The `Ops` for a generated type.
-pub const fn ops<T: Message + Debug>() -> Ops {
-    Ops { roundtrip: roundtrip::<T>, decode: decode::<T> }
+pub const fn ops<T: Message + Debug + kafka_wire_runtime::json::Json>() -> Ops {
+    Ops { roundtrip: roundtrip::<T>, decode: decode::<T>, json_roundtrip: json_roundtrip::<T> }
+}
+
+fn json_roundtrip<T: Message + Debug + kafka_wire_runtime::json::Json>(
+    bytes: &[u8],
+    version: i16,
+) -> Result<String, String> {
+    let value = T::decode(&mut Bytes::copy_from_slice(bytes), version).map_err(|e| format!("decode: {e}"))?;
+    let json = value.to_json(version).map_err(|e| format!("to_json: {e}"))?;
+    // Through text, as logs and `explain --json` carry it.
+    let text = serde_json::to_string(&json).map_err(|e| format!("serialise: {e}"))?;
+    let parsed: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("parse: {e}"))?;
+    let back = T::from_json(&parsed, version).map_err(|e| format!("from_json: {e}\n  json: {text}"))?;
+    if back != value {
+        return Err(format!("message -> JSON -> message differs\n  json: {text}\n  was:  {value:?}\n  now:  {back:?}"));
+    }
+    let again = back.to_json(version).map_err(|e| format!("second to_json: {e}"))?;
+    if again != parsed {
+        return Err(format!("JSON -> message -> JSON differs\n  was: {text}\n  now: {again}"));
+    }
+    let mut out = BytesMut::new();
+    back.encode(&mut out, version).map_err(|e| format!("encode after JSON: {e}"))?;
+    if out[..] != bytes[..] {
+        return Err(format!("bytes after JSON differ: {} vs {}", hex::encode(&out), hex::encode(bytes)));
+    }
+    Ok(text)
 }
 
 mod table {

@@ -172,3 +172,36 @@ proptest! {
         }
     }
 }
+
+/// Kafka-style JSON over the whole corpus: every schema at every version, minimal and random
+/// instances (unknown tags and nulls included), message → JSON → message and JSON → message →
+/// JSON both equal.
+#[test]
+fn json_round_trips_over_the_corpus() {
+    let mut failures = Vec::new();
+    let (mut checked, mut with_unknown) = (0usize, 0usize);
+    let mut rng = Rng::new(4242);
+    for entry in SCHEMAS {
+        let msg = entry.load();
+        for v in versions(&msg) {
+            for mode in [Mode::Minimal, Mode::Random(Rng::new(rng.next_u64())), Mode::Random(Rng::new(rng.next_u64()))]
+            {
+                let bytes = sample::encode(&msg, v, mode);
+                checked += 1;
+                match (entry.ops.json_roundtrip)(&bytes, v) {
+                    Ok(text) => with_unknown += usize::from(text.contains("_unknownTaggedFields")),
+                    Err(e) => failures.push(format!("{}/{} v{v}: {e}", entry.set, entry.name)),
+                }
+            }
+        }
+    }
+    println!("JSON: {checked} instances checked, {with_unknown} with unknown tags");
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} failed:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+    assert!(checked >= 3 * 780, "only {checked} instances");
+    assert!(with_unknown > checked / 20, "only {with_unknown} instances carried unknown tags");
+}

@@ -29,7 +29,7 @@ const RESPONSE_HEX: &str = concat!(
 
 fn request_body() -> BrokerRegistrationRequest {
     BrokerRegistrationRequest {
-        broker_id: 0,
+        broker_id: kafka_wire::BrokerId(0),
         cluster_id: StrBytes::from_static_str(""),
         incarnation_id: Uuid::nil(),
         listeners: vec![Listener::default()],
@@ -96,7 +96,12 @@ fn request_frame_from_kafkas_own_schema_matches_the_project_schema() {
 #[test]
 fn response_is_the_seeds_24_bytes() {
     assert_eq!(ApiKey::BrokerRegistration.response_header_version(4), 1);
-    let body = BrokerRegistrationResponse { throttle_time_ms: 0, error_code: 0, broker_epoch: 0, ..Default::default() };
+    let body = BrokerRegistrationResponse {
+        throttle_time_ms: 0,
+        error_code: kafka_wire::ErrorCode::NONE,
+        broker_epoch: 0,
+        ..Default::default()
+    };
     let header = ResponseHeader { correlation_id: 0, ..Default::default() };
     let mut frame = BytesMut::new();
     frame.extend_from_slice(&20i32.to_be_bytes());

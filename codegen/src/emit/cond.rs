@@ -35,6 +35,27 @@ impl Cond {
         }
     }
 
+    /// The test for "outside `range`" given that `version` lies in `within`: where a field
+    /// does not exist. Written as comparisons (`version < 3 || version > 7`), never `!(..)`.
+    pub fn outside(range: Versions, within: Versions) -> Cond {
+        let Some(hit) = range.intersect(&within) else { return Cond::Always };
+        let below = (hit.min > within.min).then(|| {
+            let v = Literal::i16_unsuffixed(hit.min);
+            quote!(version < #v)
+        });
+        let above = (hit.max < within.max).then(|| {
+            let v = Literal::i16_unsuffixed(hit.max);
+            quote!(version > #v)
+        });
+        match (below, above) {
+            (None, None) => Cond::Never,
+            (Some(b), None) => Cond::Test(b),
+            (None, Some(a)) => Cond::Test(a),
+            // Parenthesised: it is only ever used as the left side of `&&`.
+            (Some(b), Some(a)) => Cond::Test(quote!((#b || #a))),
+        }
+    }
+
     /// The condition as a boolean expression.
     pub fn expr(&self) -> TokenStream {
         match self {

@@ -7,7 +7,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::names::{module_name, type_ident};
-use super::{opt_range_lit, range_lit};
+use super::{opt_range_lit, range_lit, EmitOptions};
 use crate::ir::{Message, MessageKind, Retired, Versions};
 
 /// How the index mounts the per-schema files.
@@ -43,6 +43,7 @@ pub fn emit_index(
     retired: &[Retired],
     layout: &IndexLayout,
     runtime_path: &TokenStream,
+    options: &EmitOptions,
 ) -> TokenStream {
     let allows = module_allows();
     let mods = messages.iter().map(|m| {
@@ -64,7 +65,8 @@ pub fn emit_index(
 
     let apis = pair_apis(messages);
     let retired = retired_apis(retired, &apis);
-    let api_items = if apis.is_empty() { quote!() } else { emit_apis(&apis, &retired) };
+    let api_items = if apis.is_empty() { quote!() } else { emit_apis(&apis, &retired, options) };
+    let negotiation = if apis.is_empty() { quote!() } else { emit_negotiation(messages) };
     let headers =
         messages.iter().any(|m| m.name == "RequestHeader") && messages.iter().any(|m| m.name == "ResponseHeader");
     let frames = if headers && !apis.is_empty() { emit_frames() } else { quote!() };
@@ -74,6 +76,7 @@ pub fn emit_index(
         #(#mods)*
         #(#uses)*
         #api_items
+        #negotiation
         #frames
     }
 }
@@ -147,14 +150,28 @@ fn flexible_test(v: Option<Versions>) -> TokenStream {
     }
 }
 
-fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi]) -> TokenStream {
+/// The versions of an API offered in negotiation: its valid versions without an unstable
+/// latest one, unless asked for; `None` when that leaves nothing.
+fn supported_versions(msg: &Message, options: &EmitOptions) -> Option<Versions> {
+    let v = msg.valid_versions;
+    if msg.latest_version_unstable && !options.unstable_versions {
+        (v.max > v.min).then(|| Versions::new(v.min, v.max - 1))
+    } else {
+        Some(v)
+    }
+}
+
+fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) -> TokenStream {
     let variants: Vec<&Ident> = apis.iter().map(|a| &a.variant).collect();
     let keys: Vec<Literal> = apis.iter().map(|a| Literal::i16_unsuffixed(a.key)).collect();
     let names: Vec<String> = apis.iter().map(|a| a.variant.to_string()).collect();
+    let name_docs: Vec<String> = apis.iter().map(|a| format!(" {} (key {}).", a.variant, a.key)).collect();
     let requests: Vec<Ident> = apis.iter().map(|a| type_ident(&a.request.name)).collect();
     let responses: Vec<Ident> = apis.iter().map(|a| type_ident(&a.response.name)).collect();
     let valid: Vec<TokenStream> = apis.iter().map(|a| range_lit(a.request.valid_versions)).collect();
     let flexible: Vec<TokenStream> = apis.iter().map(|a| opt_range_lit(a.request.flexible_versions)).collect();
+    let supported: Vec<TokenStream> =
+        apis.iter().map(|a| opt_range_lit(supported_versions(a.request, options))).collect();
     let req_header = header_version_arms(apis, false);
     let resp_header = header_version_arms(apis, true);
     let request_kind = emit_kind_enum(
@@ -178,8 +195,10 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi]) -> TokenStream {
     let r_variants: Vec<&Ident> = retired.iter().map(|r| &r.variant).collect();
     let r_keys: Vec<Literal> = retired.iter().map(|r| Literal::i16_unsuffixed(r.key)).collect();
     let r_names: Vec<String> = retired.iter().map(|r| r.variant.to_string()).collect();
-    let r_docs: Vec<String> =
-        retired.iter().map(|r| format!("{} (retired: no versions; the key stays reserved)", r.variant)).collect();
+    let r_docs: Vec<String> = retired
+        .iter()
+        .map(|r| format!(" {} (key {}; retired: no versions, the key stays reserved).", r.variant, r.key))
+        .collect();
     let mut all: Vec<(i16, &Ident)> = apis.iter().map(|a| (a.key, &a.variant)).collect();
     all.extend(retired.iter().map(|r| (r.key, &r.variant)));
     all.sort_by_key(|(key, _)| *key);
@@ -200,7 +219,7 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi]) -> TokenStream {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i16)]
         pub enum ApiKey {
-            #(#[doc = #names] #variants = #keys,)*
+            #(#[doc = #name_docs] #variants = #keys,)*
             #(#[doc = #r_docs] #r_variants = #r_keys,)*
         }
 
@@ -242,6 +261,22 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi]) -> TokenStream {
                     #(ApiKey::#variants => Some(#valid),)*
                     #retired_arms
                 }
+            }
+
+            /// Versions offered to a broker in negotiation: the valid versions without an
+            /// unstable latest one (`latestVersionUnstable`), unless the code was generated
+            /// with `Config::unstable_versions(true)`; `None` when retired or only unstable.
+            pub fn supported_versions(self) -> Option<rt::VersionRange> {
+                match self {
+                    #(ApiKey::#variants => #supported,)*
+                    #retired_arms
+                }
+            }
+
+            /// The version to use with a broker that supports `broker` of this API: the
+            /// highest version in both ranges, or `None` when they do not meet.
+            pub fn negotiate(self, broker: rt::VersionRange) -> Option<i16> {
+                self.supported_versions()?.highest_common(&broker)
             }
 
             /// Versions that use the flexible encoding.
@@ -294,6 +329,59 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi]) -> TokenStream {
     }
 }
 
+/// `NegotiatedVersions`, when the set has an `ApiVersionsResponse` of Kafka's shape.
+fn emit_negotiation(messages: &[Message]) -> TokenStream {
+    let Some(response) = messages.iter().find(|m| m.name == "ApiVersionsResponse") else { return quote!() };
+    let has = |fields: &[crate::ir::Field], names: &[&str]| names.iter().all(|n| fields.iter().any(|f| f.name == *n));
+    let element = response.fields.iter().find(|f| f.name == "ApiKeys").and_then(|f| f.ty.struct_name());
+    let shaped = element
+        .and_then(|name| response.structs.iter().find(|s| s.name == name))
+        .is_some_and(|s| has(&s.fields, &["ApiKey", "MinVersion", "MaxVersion"]));
+    if !shaped {
+        return quote!();
+    }
+    quote! {
+        /// The version of each API to use with one broker, worked out from its
+        /// `ApiVersionsResponse`: for every API both sides know, the highest version in both
+        /// ranges (see `ApiKey::negotiate`). APIs the broker does not list, or whose ranges do
+        /// not meet, have none.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct NegotiatedVersions {
+            /// Sorted by api key, one entry per API.
+            versions: Vec<(ApiKey, i16)>,
+        }
+
+        impl NegotiatedVersions {
+            /// Negotiates against every API the broker lists. Keys this code does not know
+            /// are skipped; an API listed twice counts once, at its first entry.
+            pub fn from_response(response: &ApiVersionsResponse) -> Self {
+                let mut versions: Vec<(ApiKey, i16)> = response
+                    .api_keys
+                    .iter()
+                    .filter_map(|api| {
+                        let key = ApiKey::from_key(api.api_key)?;
+                        Some((key, key.negotiate(rt::VersionRange::new(api.min_version, api.max_version))?))
+                    })
+                    .collect();
+                versions.sort_by_key(|(key, _)| *key);
+                versions.dedup_by_key(|(key, _)| *key);
+                NegotiatedVersions { versions }
+            }
+
+            /// The version to use for `api`, if the broker and this code share one.
+            pub fn version(&self, api: ApiKey) -> Option<i16> {
+                let at = self.versions.binary_search_by_key(&api, |(key, _)| *key).ok()?;
+                Some(self.versions[at].1)
+            }
+
+            /// Every API with a common version, in key order.
+            pub fn iter(&self) -> impl Iterator<Item = (ApiKey, i16)> + '_ {
+                self.versions.iter().copied()
+            }
+        }
+    }
+}
+
 /// `RequestKind` or `ResponseKind`: one variant per API holding its body type, with
 /// `From`, `api_key`, `encode`, `encoded_size` and `decode` dispatching on the API.
 fn emit_kind_enum(
@@ -305,6 +393,7 @@ fn emit_kind_enum(
     retired: &[RetiredApi],
 ) -> TokenStream {
     let r_variants = retired.iter().map(|r| &r.variant);
+    let docs = names.iter().map(|n| format!(" {n}."));
     let retired_arm = if retired.is_empty() {
         quote!()
     } else {
@@ -314,7 +403,7 @@ fn emit_kind_enum(
         #[doc = #doc]
         #[derive(Debug, Clone, PartialEq)]
         pub enum #kind {
-            #(#[doc = #names] #variants(#bodies),)*
+            #(#[doc = #docs] #variants(#bodies),)*
         }
 
         #(
@@ -361,6 +450,30 @@ fn emit_frames() -> TokenStream {
         }
 
         impl RequestFrame {
+            /// A request of `body` at `version`: the header's api key and version come from
+            /// the body and `version`, so they cannot disagree with it.
+            pub fn new(body: impl Into<RequestKind>, version: i16, correlation_id: i32, client_id: Option<&str>) -> Self {
+                let body = body.into();
+                let header = RequestHeader {
+                    request_api_key: body.api_key().key(),
+                    request_api_version: version,
+                    correlation_id,
+                    client_id: client_id.map(rt::StrBytes::from),
+                    ..RequestHeader::default()
+                };
+                RequestFrame { header, body }
+            }
+
+            /// The API of the body (which the header must name).
+            pub fn api_key(&self) -> ApiKey {
+                self.body.api_key()
+            }
+
+            /// The version the body is sent at.
+            pub fn version(&self) -> i16 {
+                self.header.request_api_version
+            }
+
             /// Reads a request from `frame`, the bytes after the `i32` size prefix: the header
             /// version follows from the api key and version at its start. Bytes after the body
             /// are an error; see `decode_with_trailing` to accept them.
@@ -398,9 +511,16 @@ fn emit_frames() -> TokenStream {
                 rt::write_vectored(scratch, chunks, |w| self.encode_into(w))
             }
 
-            /// Appends the frame to a writer (contiguous or vectored).
+            /// Appends the frame to a writer (contiguous or vectored). A header naming another
+            /// API than the body is refused; the header version follows from api key and version.
             pub fn encode_into(&self, w: &mut rt::Writer) -> Result<(), rt::EncodeError> {
                 let api_key = self.body.api_key();
+                if self.header.request_api_key != api_key.key() {
+                    return Err(rt::EncodeError::new(rt::EncodeErrorKind::ApiKeyMismatch {
+                        header: self.header.request_api_key,
+                        body: api_key.key(),
+                    }));
+                }
                 let version = self.header.request_api_version;
                 let header_version = api_key.request_header_version(version);
                 let size = rt::Encode::encoded_size(&self.header, header_version)? + self.body.encoded_size(version)?;
@@ -418,6 +538,17 @@ fn emit_frames() -> TokenStream {
         }
 
         impl ResponseFrame {
+            /// A response carrying `body`, answering the request with `correlation_id`.
+            pub fn new(body: impl Into<ResponseKind>, correlation_id: i32) -> Self {
+                let header = ResponseHeader { correlation_id, ..ResponseHeader::default() };
+                ResponseFrame { header, body: body.into() }
+            }
+
+            /// The API of the body.
+            pub fn api_key(&self) -> ApiKey {
+                self.body.api_key()
+            }
+
             /// Reads a response to a request of `api_key` at `version` from `frame`, the bytes
             /// after the `i32` size prefix (responses do not name their API). Bytes after the
             /// body are an error; see `decode_with_trailing` to accept them.

@@ -4,14 +4,17 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::cond::Cond;
+use super::keyed::{emit_keyed, KeyField};
 use super::names::{field_ident, type_ident};
-use super::types::{default_expr, field_type, fixed_size, is_option, min_size};
+use super::types::{default_expr, field_type, fixed_size, is_option, min_size, newtype};
+use super::EmitOptions;
 use crate::ir::{DefaultValue, Field, FieldType, Message, Versions};
 
 /// What emission of one struct needs to know.
 pub struct StructCtx<'a> {
     /// Path to the runtime's `__codegen` module.
     pub rt: &'a TokenStream,
+    pub options: &'a EmitOptions,
     pub msg: &'a Message,
     /// Schema name of the struct.
     pub name: &'a str,
@@ -58,24 +61,40 @@ impl Val {
     fn receiver(&self) -> TokenStream {
         self.tokens.clone()
     }
+    /// The value a newtype wraps: `x.0` is a place whether `x` is one or a reference.
+    fn wrapped(&self) -> Val {
+        let t = &self.tokens;
+        Val::place(quote!(#t.0))
+    }
 }
 
 /// Everything about one field at the versions of its struct.
-struct Plan<'a> {
-    field: &'a Field,
-    ident: Ident,
+pub(super) struct Plan<'a> {
+    pub(super) field: &'a Field,
+    pub(super) ident: Ident,
     /// Name used in error paths.
-    label: String,
-    option: bool,
+    pub(super) label: String,
+    pub(super) option: bool,
     /// Present and sent in the regular (untagged) part.
-    regular: Cond,
+    pub(super) regular: Cond,
     /// Present and sent as a tagged field.
-    tagged: Cond,
-    /// Present at all.
-    present: Cond,
-    nullable: Cond,
+    pub(super) tagged: Cond,
+    pub(super) nullable: Cond,
     /// Expression for "use the compact encoding".
-    compact: TokenStream,
+    pub(super) compact: TokenStream,
+    /// The runtime newtype of the field's values, if it has one.
+    pub(super) wrap: Option<TokenStream>,
+}
+
+impl Plan<'_> {
+    /// Sent untagged at every version of its struct, never null, of a fixed size: its bytes
+    /// need no test, and its size is a constant.
+    fn fixed_always(&self) -> bool {
+        matches!(self.regular, Cond::Always)
+            && matches!(self.tagged, Cond::Never)
+            && !self.option
+            && fixed_size(&self.field.ty).is_some()
+    }
 }
 
 impl StructCtx<'_> {
@@ -83,11 +102,11 @@ impl StructCtx<'_> {
         Cond::new(self.msg.flexible_versions, self.within)
     }
 
-    fn has_tag_buffer(&self) -> bool {
+    pub(super) fn has_tag_buffer(&self) -> bool {
         self.msg.flexible_versions.is_some()
     }
 
-    fn plans(&self) -> Vec<Plan<'_>> {
+    pub(super) fn plans(&self) -> Vec<Plan<'_>> {
         let flexible = self.flexible();
         self.fields
             .iter()
@@ -113,9 +132,9 @@ impl StructCtx<'_> {
                     option: is_option(field),
                     regular: Cond::new(regular_range, self.within),
                     tagged: Cond::new(tagged_range, self.within),
-                    present: Cond::new(Some(field.versions), self.within),
                     nullable: Cond::new(field.nullable_versions, self.within),
                     compact,
+                    wrap: newtype(field, self.options, self.rt),
                 }
             })
             .collect()
@@ -126,16 +145,17 @@ impl StructCtx<'_> {
         let rt = self.rt;
         let ty = type_ident(self.name);
         let plans = self.plans();
-        let doc = format!(" {} (versions {}).", self.name, self.within);
+        let docs = self.struct_doc();
+        let name_lit = self.name;
         let fields = plans.iter().map(|p| {
             let ident = &p.ident;
-            let t = field_type(p.field, rt);
+            let t = field_type(p.field, rt, p.wrap.as_ref());
             let doc = field_doc(p.field);
             quote!(#[doc = #doc] pub #ident: #t,)
         });
         let defaults = plans.iter().map(|p| {
             let ident = &p.ident;
-            let d = default_expr(p.field, rt);
+            let d = default_expr(p.field, rt, p.wrap.as_ref());
             quote!(#ident: #d,)
         });
         let (tag_field, tag_default) = if self.has_tag_buffer() {
@@ -154,12 +174,24 @@ impl StructCtx<'_> {
         // built in the vector's slot instead of on the stack and copied; inlining its encoder
         // saves a call and a result per element of an array of small structs.
         let nested_inline = if self.is_root { quote!() } else { quote!(#[inline]) };
+        let keys: Vec<KeyField<'_>> = plans
+            .iter()
+            .filter(|p| p.field.map_key)
+            .map(|p| KeyField { ident: &p.ident, field: p.field, wrap: p.wrap.as_ref() })
+            .collect();
+        let keyed = emit_keyed(self.name, &keys, rt);
+        let json = if self.options.json { self.emit_json(&plans) } else { quote!() };
         quote! {
-            #[doc = #doc]
+            #(#[doc = #docs])*
             #[derive(Debug, Clone, PartialEq)]
             pub struct #ty {
                 #(#fields)*
                 #tag_field
+            }
+
+            impl #ty {
+                /// The schema's name for this struct, as errors name it.
+                pub const NAME: &'static str = #name_lit;
             }
 
             impl Default for #ty {
@@ -184,7 +216,43 @@ impl StructCtx<'_> {
                     #decode
                 }
             }
+
+            #keyed
+            #json
         }
+    }
+
+    /// The struct's doc lines: for the message itself its API key, versions (valid, flexible,
+    /// deprecated, unstable) and the schema's version history; for a nested struct where it
+    /// is used.
+    fn struct_doc(&self) -> Vec<String> {
+        let msg = self.msg;
+        if !self.is_root {
+            return vec![format!(" {} of `{}` (versions {}).", self.name, msg.name, self.within)];
+        }
+        let mut facts = Vec::new();
+        if let Some(key) = msg.api_key {
+            facts.push(format!("API key {key}"));
+        }
+        facts.push(format!("versions {}", msg.valid_versions));
+        facts.push(match msg.flexible_versions {
+            Some(f) => format!("flexible {f}"),
+            None => "never flexible".to_string(),
+        });
+        if let Some(d) = msg.deprecated_versions {
+            facts.push(format!("deprecated {d}"));
+        }
+        if msg.latest_version_unstable {
+            facts.push(format!("version {} unstable", msg.valid_versions.max));
+        }
+        let mut lines = vec![format!(" {}: {}.", msg.name, facts.join(", "))];
+        if !msg.history.is_empty() {
+            lines.push(String::new());
+            lines.push(" Version history, from the schema:".to_string());
+            lines.push(String::new());
+            lines.extend(msg.history.iter().map(|p| format!(" - {}", markdown_text(p))));
+        }
+        lines
     }
 
     fn version_check(&self, encode: bool) -> TokenStream {
@@ -192,11 +260,11 @@ impl StructCtx<'_> {
             return quote!();
         }
         let rt = self.rt;
-        let (min, max) = (lit(self.within.min), lit(self.within.max));
+        let range = super::range_lit(self.within);
         if encode {
-            quote!(#rt::check_encode_version(version, #rt::VersionRange::new(#min, #max))?;)
+            quote!(#rt::check_encode_version(version, #range)?;)
         } else {
-            quote!(#rt::check_decode_version(version, #rt::VersionRange::new(#min, #max))?;)
+            quote!(#rt::check_decode_version(version, #range)?;)
         }
     }
 
@@ -210,45 +278,35 @@ impl StructCtx<'_> {
     /// `work` where the field is sent untagged; where it is absent, a check that it holds
     /// nothing the version cannot carry.
     fn regular_or_absent(&self, p: &Plan<'_>, work: TokenStream) -> TokenStream {
+        let (test, fail) = self.absent_error(p);
         if matches!(p.tagged, Cond::Never) && !p.field.ignorable {
-            p.regular.branch(work, self.absent_error(p))
-        } else {
-            let work = p.regular.branch(work, quote!());
-            let absent = self.absent_check(p);
-            quote!(#work #absent)
+            // `if sent { work } else if not_default { fail }`
+            return match &p.regular {
+                Cond::Always => work,
+                Cond::Never => quote!(if #test { #fail }),
+                Cond::Test(t) => quote!(if #t { #work } else if #test { #fail }),
+            };
         }
-    }
-
-    /// The statement failing when the field is not at its default.
-    fn absent_error(&self, p: &Plan<'_>) -> TokenStream {
-        let rt = self.rt;
-        let (ident, name, label) = (&p.ident, self.name, &p.label);
-        let test = not_default(p.field, quote!(self.#ident), rt);
-        quote! {
-            if #test {
-                return Err(#rt::field_not_in_version(version).within(#name, #label));
-            }
-        }
-    }
-
-    /// Statements that fail when an absent field holds a non-default value it cannot carry.
-    fn absent_check(&self, p: &Plan<'_>) -> TokenStream {
+        let work = p.regular.branch(work, quote!());
         if p.field.ignorable {
-            return quote!();
+            return work;
         }
-        let rt = self.rt;
-        let (ident, name, label) = (&p.ident, self.name, &p.label);
-        let test = not_default(p.field, quote!(self.#ident), rt);
-        let body = quote! {
-            if #test {
-                return Err(#rt::field_not_in_version(version).within(#name, #label));
-            }
+        // Where the field does not exist at all, it must hold its default.
+        let absent = Cond::outside(p.field.versions, self.within);
+        let check = match absent {
+            Cond::Never => quote!(),
+            Cond::Always => quote!(if #test { #fail }),
+            Cond::Test(t) => quote!(if #t && #test { #fail }),
         };
-        match &p.present {
-            Cond::Always => quote!(),
-            Cond::Never => body,
-            Cond::Test(t) => quote!(if !(#t) { #body }),
-        }
+        quote!(#work #check)
+    }
+
+    /// The test "the field is not at its default" and the statement failing for it.
+    fn absent_error(&self, p: &Plan<'_>) -> (TokenStream, TokenStream) {
+        let rt = self.rt;
+        let (ident, label) = (&p.ident, &p.label);
+        let test = not_default(p, quote!(self.#ident), rt);
+        (test, quote!(return Err(#rt::field_not_in_version(version).within(Self::NAME, #label));))
     }
 
     fn tagged_plans<'p>(&self, plans: &'p [Plan<'p>]) -> Vec<&'p Plan<'p>> {
@@ -276,7 +334,7 @@ impl StructCtx<'_> {
 
     /// Unknown tags cannot be written at a version that is not flexible.
     fn no_unknown_tags_check(&self) -> TokenStream {
-        let (rt, name) = (self.rt, self.name);
+        let (rt, name) = (self.rt, quote!(Self::NAME));
         quote!(#rt::check_no_unknown_tags(&self.unknown_tagged_fields, version).within(#name, "unknown_tagged_fields")?;)
     }
 
@@ -300,7 +358,7 @@ impl StructCtx<'_> {
                     tagged.iter().map(|p| format_ident!("tag_{}", p.field.tag.unwrap_or(0))).collect();
                 let presents = tagged.iter().zip(&present_names).map(|(p, flag)| {
                     let ident = &p.ident;
-                    let present = p.tagged.and(not_default(p.field, quote!(self.#ident), rt));
+                    let present = p.tagged.and(not_default(p, quote!(self.#ident), rt));
                     quote!(let #flag = #present;)
                 });
                 let writes = tagged.iter().zip(&present_names).map(|(p, flag)| {
@@ -341,16 +399,10 @@ impl StructCtx<'_> {
     /// The fields in order, consecutive fixed-width fields sent untagged at every version of
     /// the struct grouped together: such a run is written as one slice.
     fn fixed_runs<'p>(&self, plans: &'p [Plan<'p>]) -> Vec<&'p [Plan<'p>]> {
-        let bulk = |p: &Plan<'_>| {
-            matches!(p.regular, Cond::Always)
-                && matches!(p.tagged, Cond::Never)
-                && !p.option
-                && fixed_size(&p.field.ty).is_some()
-        };
         let mut runs = Vec::new();
         let mut start = 0;
         while start < plans.len() {
-            let len = plans[start..].iter().take_while(|p| bulk(p)).count().max(1);
+            let len = plans[start..].iter().take_while(|p| p.fixed_always()).count().max(1);
             runs.push(&plans[start..start + len]);
             start += len;
         }
@@ -362,7 +414,10 @@ impl StructCtx<'_> {
         let check = self.version_check(true);
         let flexible = self.flexible_binding();
         let acc = format_ident!("size");
-        let regular = plans.iter().map(|p| {
+        // The fields of a fixed size that are always sent add up to one constant.
+        let constant: usize = plans.iter().filter(|p| p.fixed_always()).filter_map(|p| fixed_size(&p.field.ty)).sum();
+        let constant = Literal::usize_unsuffixed(constant);
+        let regular = plans.iter().filter(|p| !p.fixed_always()).map(|p| {
             let ident = &p.ident;
             let s = self.size_field(p, Val::place(quote!(self.#ident)), &acc);
             self.regular_or_absent(p, s)
@@ -374,7 +429,7 @@ impl StructCtx<'_> {
                 let items = tagged.iter().map(|p| {
                     let ident = &p.ident;
                     let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
-                    let present = p.tagged.and(not_default(p.field, quote!(self.#ident), rt));
+                    let present = p.tagged.and(not_default(p, quote!(self.#ident), rt));
                     let s = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
                     quote! {
                         if #present {
@@ -397,7 +452,7 @@ impl StructCtx<'_> {
         quote! {
             #check
             #flexible
-            let mut size = 0usize;
+            let mut size: usize = #constant;
             #(#regular)*
             #tags
             Ok(size)
@@ -410,13 +465,13 @@ impl StructCtx<'_> {
         let rt = self.rt;
         let ty = type_ident(self.name);
         let flexible = self.flexible_binding();
-        let name = self.name;
+        let name = quote!(Self::NAME);
         let tagged_idents: Vec<&Ident> = self.tagged_plans(plans).iter().map(|p| &p.ident).collect();
         let locals = plans.iter().map(|p| {
             let local = local_ident(&p.ident);
             let mutable = if tagged_idents.contains(&&p.ident) { quote!(mut) } else { quote!() };
             let read = self.read_field(p, false);
-            let default = default_expr(p.field, rt);
+            let default = default_expr(p.field, rt, p.wrap.as_ref());
             let value = p.regular.branch_expr(read, default);
             quote!(let #mutable #local = #value;)
         });
@@ -489,12 +544,13 @@ impl StructCtx<'_> {
     /// written as a tagged field's value, where a nullable struct's marker is an unsigned varint.
     fn write_field(&self, p: &Plan<'_>, val: Val, tagged: bool) -> TokenStream {
         let rt = self.rt;
-        let (name, label) = (self.name, &p.label);
+        let (name, label) = (quote!(Self::NAME), &p.label);
         let compact = &p.compact;
+        let wrap = p.wrap.as_ref();
         if !p.option {
-            return self.write_value(&p.field.ty, val, compact, label);
+            return self.write_value(&p.field.ty, val, compact, label, wrap);
         }
-        let some = self.write_value(&p.field.ty, Val::reference(quote!(v)), compact, label);
+        let some = self.write_value(&p.field.ty, Val::reference(quote!(v)), compact, label, wrap);
         let put_marker = if tagged { quote!(put_tagged_struct_marker) } else { quote!(put_struct_marker) };
         let marker = |present: bool| match p.field.ty {
             FieldType::Struct(_) => p.nullable.branch(quote!(#rt::#put_marker(buf, #present);), quote!()),
@@ -519,9 +575,20 @@ impl StructCtx<'_> {
         }
     }
 
-    fn write_value(&self, ty: &FieldType, val: Val, compact: &TokenStream, label: &str) -> TokenStream {
+    fn write_value(
+        &self,
+        ty: &FieldType,
+        val: Val,
+        compact: &TokenStream,
+        label: &str,
+        wrap: Option<&TokenStream>,
+    ) -> TokenStream {
         let rt = self.rt;
-        let name = self.name;
+        let name = quote!(Self::NAME);
+        if wrap.is_some() && !ty.is_array() {
+            // A newtype is written as the value it wraps.
+            return self.write_value(ty, val.wrapped(), compact, label, None);
+        }
         let (r, v, m) = (val.by_ref(), val.by_value(), val.receiver());
         match ty {
             FieldType::Bool => quote!(#rt::put_bool(buf, #v);),
@@ -541,7 +608,7 @@ impl StructCtx<'_> {
                 quote!(#rt::put_fixed_array(buf, #r, #compact).within(#name, #label)?;)
             }
             FieldType::Array(inner) => {
-                let elem = self.write_value(inner, Val::reference(quote!(el)), compact, label);
+                let elem = self.write_value(inner, Val::reference(quote!(el)), compact, label, wrap);
                 quote! {
                     #rt::put_array_len(buf, Some(#m.len()), #compact).within(#name, #label)?;
                     for el in #m.iter() { #elem }
@@ -553,12 +620,13 @@ impl StructCtx<'_> {
     /// Statements adding the field's encoded size to `acc`.
     fn size_field(&self, p: &Plan<'_>, val: Val, acc: &Ident) -> TokenStream {
         let rt = self.rt;
-        let (name, label) = (self.name, &p.label);
+        let (name, label) = (quote!(Self::NAME), &p.label);
         let compact = &p.compact;
+        let wrap = p.wrap.as_ref();
         if !p.option {
-            return self.size_value(&p.field.ty, val, compact, label, acc);
+            return self.size_value(&p.field.ty, val, compact, label, acc, wrap);
         }
-        let some = self.size_value(&p.field.ty, Val::reference(quote!(v)), compact, label, acc);
+        let some = self.size_value(&p.field.ty, Val::reference(quote!(v)), compact, label, acc, wrap);
         let is_struct = matches!(p.field.ty, FieldType::Struct(_));
         let some_marker = if is_struct { p.nullable.branch(quote!(#acc += 1;), quote!()) } else { quote!() };
         let null = match &p.field.ty {
@@ -577,11 +645,23 @@ impl StructCtx<'_> {
         }
     }
 
-    fn size_value(&self, ty: &FieldType, val: Val, compact: &TokenStream, label: &str, acc: &Ident) -> TokenStream {
+    fn size_value(
+        &self,
+        ty: &FieldType,
+        val: Val,
+        compact: &TokenStream,
+        label: &str,
+        acc: &Ident,
+        wrap: Option<&TokenStream>,
+    ) -> TokenStream {
         let rt = self.rt;
-        let name = self.name;
+        let name = quote!(Self::NAME);
         if let Some(n) = fixed_size(ty) {
+            let n = Literal::usize_unsuffixed(n);
             return quote!(#acc += #n;);
+        }
+        if wrap.is_some() && !ty.is_array() {
+            return self.size_value(ty, val.wrapped(), compact, label, acc, None);
         }
         let (r, m) = (val.by_ref(), val.receiver());
         match ty {
@@ -592,9 +672,12 @@ impl StructCtx<'_> {
             FieldType::Array(inner) => {
                 let len = quote!(#acc += #rt::array_len_size(Some(#m.len()), #compact););
                 let elems = match fixed_size(inner) {
-                    Some(n) => quote!(#acc += #m.len() * #n;),
+                    Some(n) => {
+                        let n = Literal::usize_unsuffixed(n);
+                        quote!(#acc += #m.len() * #n;)
+                    }
                     None => {
-                        let elem = self.size_value(inner, Val::reference(quote!(el)), compact, label, acc);
+                        let elem = self.size_value(inner, Val::reference(quote!(el)), compact, label, acc, wrap);
                         quote!(for el in #m.iter() { #elem })
                     }
                 };
@@ -607,14 +690,18 @@ impl StructCtx<'_> {
     /// An expression reading the field's Rust value from `buf`; `tagged` as for `write_field`.
     fn read_field(&self, p: &Plan<'_>, tagged: bool) -> TokenStream {
         let rt = self.rt;
-        let (name, label) = (self.name, &p.label);
+        let (name, label) = (quote!(Self::NAME), &p.label);
         let compact = &p.compact;
-        let plain = self.read_value(&p.field.ty, compact, label);
+        let wrap = p.wrap.as_ref();
+        let plain = self.read_value(&p.field.ty, compact, label, wrap);
         if !p.option {
             return plain;
         }
         let nullable = match &p.field.ty {
-            FieldType::String => quote!(#rt::get_nullable_string(buf, #compact).within(#name, #label)?),
+            FieldType::String => match wrap {
+                Some(w) => quote!(#rt::get_nullable_string(buf, #compact).within(#name, #label)?.map(#w)),
+                None => quote!(#rt::get_nullable_string(buf, #compact).within(#name, #label)?),
+            },
             FieldType::Bytes => quote!(#rt::get_nullable_bytes(buf, #compact).within(#name, #label)?),
             FieldType::Records => quote!(#rt::get_nullable_records(buf, #compact).within(#name, #label)?),
             FieldType::Array(inner) if fixed_size(inner).is_some() => {
@@ -622,7 +709,7 @@ impl StructCtx<'_> {
             }
             FieldType::Array(inner) => {
                 let min = min_size(inner);
-                let elem = self.read_value(inner, compact, label);
+                let elem = self.read_value(inner, compact, label, wrap);
                 quote! {
                     match #rt::get_array_len(buf, #compact, #min).within(#name, #label)? {
                         None => None,
@@ -650,9 +737,19 @@ impl StructCtx<'_> {
         }
     }
 
-    fn read_value(&self, ty: &FieldType, compact: &TokenStream, label: &str) -> TokenStream {
+    fn read_value(
+        &self,
+        ty: &FieldType,
+        compact: &TokenStream,
+        label: &str,
+        wrap: Option<&TokenStream>,
+    ) -> TokenStream {
         let rt = self.rt;
-        let name = self.name;
+        let name = quote!(Self::NAME);
+        if let (Some(w), false) = (wrap, ty.is_array()) {
+            let plain = self.read_value(ty, compact, label, None);
+            return quote!(#w(#plain));
+        }
         match ty {
             FieldType::Bool => quote!(#rt::get_bool(buf).within(#name, #label)?),
             FieldType::Int8 => quote!(#rt::get_i8(buf).within(#name, #label)?),
@@ -675,7 +772,7 @@ impl StructCtx<'_> {
             }
             FieldType::Array(inner) => {
                 let min = min_size(inner);
-                let elem = self.read_value(inner, compact, label);
+                let elem = self.read_value(inner, compact, label, wrap);
                 quote! {{
                     let n = #rt::get_non_null_array_len(buf, #compact, #min).within(#name, #label)?;
                     let mut items = Vec::with_capacity(n);
@@ -697,9 +794,11 @@ fn write_fixed_run(run: &[Plan<'_>], rt: &TokenStream) -> TokenStream {
             let ident = &p.ident;
             let (from, to) = (at, at + fixed_size(&p.field.ty).unwrap_or(0));
             at = to;
+            let (from, to) = (Literal::usize_unsuffixed(from), Literal::usize_unsuffixed(to));
             quote!(#rt::Fixed::write_be(self.#ident, &mut run[#from..#to]);)
         })
         .collect();
+    let at = Literal::usize_unsuffixed(at);
     quote! {{
         let mut run = [0u8; #at];
         #(#writes)*
@@ -709,10 +808,13 @@ fn write_fixed_run(run: &[Plan<'_>], rt: &TokenStream) -> TokenStream {
 
 /// `value != default` for the field, written so that type inference and cheap checks work
 /// (`is_empty`, `is_some`) and no default value is built where it need not be.
-fn not_default(field: &Field, value: TokenStream, rt: &TokenStream) -> TokenStream {
+pub(super) fn not_default(p: &Plan<'_>, value: TokenStream, rt: &TokenStream) -> TokenStream {
+    let field = p.field;
     let option = is_option(field);
     match (&field.default, &field.ty) {
         (DefaultValue::Null, _) => quote!(#value.is_some()),
+        (DefaultValue::Implicit | DefaultValue::Bool(false), FieldType::Bool) if !option => value,
+        (DefaultValue::Bool(true), FieldType::Bool) if !option => quote!(!#value),
         (DefaultValue::Implicit, FieldType::Records) if option => quote!(#value.is_some()),
         (DefaultValue::Implicit, FieldType::Array(_) | FieldType::Bytes | FieldType::Records) => {
             if option {
@@ -733,7 +835,7 @@ fn not_default(field: &Field, value: TokenStream, rt: &TokenStream) -> TokenStre
             }
         }
         _ => {
-            let d = default_expr(field, rt);
+            let d = default_expr(field, rt, p.wrap.as_ref());
             quote!(#value != #d)
         }
     }
@@ -743,10 +845,6 @@ fn not_default(field: &Field, value: TokenStream, rt: &TokenStream) -> TokenStre
 /// `value`, `count`, ...) can shadow the decoder's own variables.
 fn local_ident(field: &Ident) -> Ident {
     format_ident!("f_{}", field.to_string().trim_start_matches("r#"))
-}
-
-fn lit(v: i16) -> Literal {
-    Literal::i16_unsuffixed(v)
 }
 
 /// Schema prose as literal Markdown text: brackets, angle brackets and backslashes are escaped (`Array[0]` would be an intra-doc link, `<T>` an HTML tag), and a URL becomes an

@@ -4,15 +4,46 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::names::type_ident;
+use super::EmitOptions;
 use crate::ir::{DefaultValue, Field, FieldType};
+
+/// The runtime newtype that a field's values (or array elements) are wrapped in, if any:
+/// `TopicName`, `GroupId`, `TransactionalId`, `BrokerId` and `ProducerId` for the schema's
+/// `entityType`s, `ErrorCode` for `int16` fields named `...ErrorCode`. All are
+/// `#[repr(transparent)]` over the wire value. `None` under `plain_types`, and for an
+/// `entityType` the runtime has no type for (a user's own), which keeps the plain type.
+pub fn newtype(field: &Field, options: &EmitOptions, rt: &TokenStream) -> Option<TokenStream> {
+    if options.plain_types {
+        return None;
+    }
+    let scalar = match &field.ty {
+        FieldType::Array(inner) => inner.as_ref(),
+        ty => ty,
+    };
+    let name = match (field.entity_type.as_deref(), scalar) {
+        (Some("topicName"), FieldType::String) => "TopicName",
+        (Some("groupId"), FieldType::String) => "GroupId",
+        (Some("transactionalId"), FieldType::String) => "TransactionalId",
+        (Some("brokerId"), FieldType::Int32) => "BrokerId",
+        (Some("producerId"), FieldType::Int64) => "ProducerId",
+        (_, FieldType::Int16) if field.name.ends_with("ErrorCode") => "ErrorCode",
+        _ => return None,
+    };
+    let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+    Some(quote!(#rt::#ident))
+}
 
 /// Whether the Rust field is an `Option`: nullable in some version, or defaulting to null.
 pub fn is_option(field: &Field) -> bool {
     field.nullable_versions.is_some() || matches!(field.default, DefaultValue::Null)
 }
 
-/// The Rust type of one value of `ty` (not wrapped in `Option`).
-pub fn value_type(ty: &FieldType, rt: &TokenStream) -> TokenStream {
+/// The Rust type of one value of `ty` (not wrapped in `Option`); scalars are `wrap`ped in
+/// their newtype when the field has one.
+pub fn value_type(ty: &FieldType, rt: &TokenStream, wrap: Option<&TokenStream>) -> TokenStream {
+    if let (Some(w), false) = (wrap, ty.is_array()) {
+        return w.clone();
+    }
     match ty {
         FieldType::Bool => quote!(bool),
         FieldType::Int8 => quote!(i8),
@@ -32,19 +63,19 @@ pub fn value_type(ty: &FieldType, rt: &TokenStream) -> TokenStream {
         }
         // Fixed-width values stay in their wire form: decoding shares the input.
         FieldType::Array(inner) if fixed_size(inner).is_some() => {
-            let t = value_type(inner, rt);
+            let t = value_type(inner, rt, wrap);
             quote!(#rt::FixedArray<#t>)
         }
         FieldType::Array(inner) => {
-            let t = value_type(inner, rt);
+            let t = value_type(inner, rt, wrap);
             quote!(Vec<#t>)
         }
     }
 }
 
 /// The Rust type of the field.
-pub fn field_type(field: &Field, rt: &TokenStream) -> TokenStream {
-    let t = value_type(&field.ty, rt);
+pub fn field_type(field: &Field, rt: &TokenStream, wrap: Option<&TokenStream>) -> TokenStream {
+    let t = value_type(&field.ty, rt, wrap);
     if is_option(field) {
         quote!(Option<#t>)
     } else {
@@ -83,8 +114,8 @@ fn int_literal(ty: &FieldType, v: i64) -> TokenStream {
 }
 
 /// The default value of the field, as an expression of the field's Rust type.
-pub fn default_expr(field: &Field, rt: &TokenStream) -> TokenStream {
-    let value = match (&field.default, &field.ty) {
+pub fn default_expr(field: &Field, rt: &TokenStream, wrap: Option<&TokenStream>) -> TokenStream {
+    let scalar = match (&field.default, &field.ty) {
         (DefaultValue::Null, _) => return quote!(None),
         (DefaultValue::Implicit, FieldType::Records) if is_option(field) => return quote!(None),
         (DefaultValue::Bool(b), _) => quote!(#b),
@@ -99,6 +130,10 @@ pub fn default_expr(field: &Field, rt: &TokenStream) -> TokenStream {
             quote!(#rt::Uuid::from_bytes([#(#bytes),*]))
         }
         (_, ty) => implicit_default(ty, rt),
+    };
+    let value = match wrap {
+        Some(w) if !field.ty.is_array() => quote!(#w(#scalar)),
+        _ => scalar,
     };
     if is_option(field) {
         quote!(Some(#value))

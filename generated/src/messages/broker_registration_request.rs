@@ -2,11 +2,11 @@
 // Regenerate: kafka-wire-codegen generate --schemas schemas --out generated/src/messages
 use ::kafka_wire_runtime::__codegen as rt;
 use rt::WithinPath as _;
-/// BrokerRegistrationRequest (versions 0-4).
+/// BrokerRegistrationRequest: API key 62, versions 0-4, flexible 0+.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrokerRegistrationRequest {
     /// The broker ID. Versions 0+.
-    pub broker_id: i32,
+    pub broker_id: rt::BrokerId,
     /// The cluster id of the broker process. Versions 0+.
     pub cluster_id: rt::StrBytes,
     /// The incarnation id of the broker process. Versions 0+.
@@ -26,10 +26,14 @@ pub struct BrokerRegistrationRequest {
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
 }
+impl BrokerRegistrationRequest {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "BrokerRegistrationRequest";
+}
 impl Default for BrokerRegistrationRequest {
     fn default() -> Self {
         BrokerRegistrationRequest {
-            broker_id: 0i32,
+            broker_id: rt::BrokerId(0i32),
             cluster_id: rt::StrBytes::from_static_str(""),
             incarnation_id: rt::Uuid::nil(),
             listeners: Vec::new(),
@@ -49,45 +53,38 @@ impl rt::Encode for BrokerRegistrationRequest {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 4))?;
-        rt::put_i32(buf, self.broker_id);
-        rt::put_string(buf, &self.cluster_id, true)
-            .within("BrokerRegistrationRequest", "cluster_id")?;
+        rt::put_i32(buf, self.broker_id.0);
+        rt::put_string(buf, &self.cluster_id, true).within(Self::NAME, "cluster_id")?;
         rt::put_uuid(buf, &self.incarnation_id);
         rt::put_array_len(buf, Some(self.listeners.len()), true)
-            .within("BrokerRegistrationRequest", "listeners")?;
+            .within(Self::NAME, "listeners")?;
         for el in self.listeners.iter() {
-            rt::Encode::encode_into(el, buf, version)
-                .within("BrokerRegistrationRequest", "listeners")?;
+            rt::Encode::encode_into(el, buf, version).within(Self::NAME, "listeners")?;
         }
         rt::put_array_len(buf, Some(self.features.len()), true)
-            .within("BrokerRegistrationRequest", "features")?;
+            .within(Self::NAME, "features")?;
         for el in self.features.iter() {
-            rt::Encode::encode_into(el, buf, version)
-                .within("BrokerRegistrationRequest", "features")?;
+            rt::Encode::encode_into(el, buf, version).within(Self::NAME, "features")?;
         }
         match &self.rack {
             Some(v) => {
-                rt::put_string(buf, v, true)
-                    .within("BrokerRegistrationRequest", "rack")?;
+                rt::put_string(buf, v, true).within(Self::NAME, "rack")?;
             }
             None => {
-                rt::put_nullable_string(buf, None, true)
-                    .within("BrokerRegistrationRequest", "rack")?;
+                rt::put_nullable_string(buf, None, true).within(Self::NAME, "rack")?;
             }
         }
         if version >= 1 {
             rt::put_bool(buf, self.is_migrating_zk_broker);
-        } else {
-            if self.is_migrating_zk_broker != false {
-                return Err(
-                    rt::field_not_in_version(version)
-                        .within("BrokerRegistrationRequest", "is_migrating_zk_broker"),
-                );
-            }
+        } else if self.is_migrating_zk_broker {
+            return Err(
+                rt::field_not_in_version(version)
+                    .within(Self::NAME, "is_migrating_zk_broker"),
+            );
         }
         if version >= 2 {
             rt::put_fixed_array(buf, &self.log_dirs, true)
-                .within("BrokerRegistrationRequest", "log_dirs")?;
+                .within(Self::NAME, "log_dirs")?;
         }
         if version >= 3 {
             rt::put_i64(buf, self.previous_broker_epoch);
@@ -97,21 +94,18 @@ impl rt::Encode for BrokerRegistrationRequest {
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 4))?;
-        let mut size = 0usize;
-        size += 4usize;
+        let mut size: usize = 20;
         size += rt::string_size(&self.cluster_id, true);
-        size += 16usize;
         size += rt::array_len_size(Some(self.listeners.len()), true);
         for el in self.listeners.iter() {
             size
                 += rt::Encode::encoded_size(el, version)
-                    .within("BrokerRegistrationRequest", "listeners")?;
+                    .within(Self::NAME, "listeners")?;
         }
         size += rt::array_len_size(Some(self.features.len()), true);
         for el in self.features.iter() {
             size
-                += rt::Encode::encoded_size(el, version)
-                    .within("BrokerRegistrationRequest", "features")?;
+                += rt::Encode::encoded_size(el, version).within(Self::NAME, "features")?;
         }
         match &self.rack {
             Some(v) => {
@@ -122,21 +116,19 @@ impl rt::Encode for BrokerRegistrationRequest {
             }
         }
         if version >= 1 {
-            size += 1usize;
-        } else {
-            if self.is_migrating_zk_broker != false {
-                return Err(
-                    rt::field_not_in_version(version)
-                        .within("BrokerRegistrationRequest", "is_migrating_zk_broker"),
-                );
-            }
+            size += 1;
+        } else if self.is_migrating_zk_broker {
+            return Err(
+                rt::field_not_in_version(version)
+                    .within(Self::NAME, "is_migrating_zk_broker"),
+            );
         }
         if version >= 2 {
             size += rt::array_len_size(Some(self.log_dirs.len()), true);
-            size += self.log_dirs.len() * 16usize;
+            size += self.log_dirs.len() * 16;
         }
         if version >= 3 {
-            size += 8usize;
+            size += 8;
         }
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
@@ -148,61 +140,59 @@ impl rt::Decode for BrokerRegistrationRequest {
         rt::decode_message(
             buf,
             |buf| {
-                let f_broker_id = rt::get_i32(buf)
-                    .within("BrokerRegistrationRequest", "broker_id")?;
+                let f_broker_id = rt::BrokerId(
+                    rt::get_i32(buf).within(Self::NAME, "broker_id")?,
+                );
                 let f_cluster_id = rt::get_string(buf, true)
-                    .within("BrokerRegistrationRequest", "cluster_id")?;
+                    .within(Self::NAME, "cluster_id")?;
                 let f_incarnation_id = rt::get_uuid(buf)
-                    .within("BrokerRegistrationRequest", "incarnation_id")?;
+                    .within(Self::NAME, "incarnation_id")?;
                 let f_listeners = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
-                        .within("BrokerRegistrationRequest", "listeners")?;
+                        .within(Self::NAME, "listeners")?;
                     let mut items = Vec::with_capacity(n);
                     for _ in 0..n {
                         items
                             .push(
                                 <Listener as rt::Decode>::decode(buf, version)
-                                    .within("BrokerRegistrationRequest", "listeners")?,
+                                    .within(Self::NAME, "listeners")?,
                             );
                     }
                     items
                 };
                 let f_features = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
-                        .within("BrokerRegistrationRequest", "features")?;
+                        .within(Self::NAME, "features")?;
                     let mut items = Vec::with_capacity(n);
                     for _ in 0..n {
                         items
                             .push(
                                 <Feature as rt::Decode>::decode(buf, version)
-                                    .within("BrokerRegistrationRequest", "features")?,
+                                    .within(Self::NAME, "features")?,
                             );
                     }
                     items
                 };
                 let f_rack = rt::get_nullable_string(buf, true)
-                    .within("BrokerRegistrationRequest", "rack")?;
+                    .within(Self::NAME, "rack")?;
                 let f_is_migrating_zk_broker = if version >= 1 {
-                    rt::get_bool(buf)
-                        .within("BrokerRegistrationRequest", "is_migrating_zk_broker")?
+                    rt::get_bool(buf).within(Self::NAME, "is_migrating_zk_broker")?
                 } else {
                     false
                 };
                 let f_log_dirs = if version >= 2 {
-                    rt::get_fixed_array(buf, true)
-                        .within("BrokerRegistrationRequest", "log_dirs")?
+                    rt::get_fixed_array(buf, true).within(Self::NAME, "log_dirs")?
                 } else {
                     rt::FixedArray::new()
                 };
                 let f_previous_broker_epoch = if version >= 3 {
-                    rt::get_i64(buf)
-                        .within("BrokerRegistrationRequest", "previous_broker_epoch")?
+                    rt::get_i64(buf).within(Self::NAME, "previous_broker_epoch")?
                 } else {
                     -1i64
                 };
                 let mut unknown_tagged_fields = rt::UnknownTags::new();
                 rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-                    .within("BrokerRegistrationRequest", "unknown_tagged_fields")?;
+                    .within(Self::NAME, "unknown_tagged_fields")?;
                 Ok(BrokerRegistrationRequest {
                     broker_id: f_broker_id,
                     cluster_id: f_cluster_id,
@@ -219,7 +209,7 @@ impl rt::Decode for BrokerRegistrationRequest {
         )
     }
 }
-/// Listener (versions 0-4).
+/// Listener of `BrokerRegistrationRequest` (versions 0-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listener {
     /// The name of the endpoint. Versions 0+.
@@ -232,6 +222,10 @@ pub struct Listener {
     pub security_protocol: i16,
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
+}
+impl Listener {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "Listener";
 }
 impl Default for Listener {
     fn default() -> Self {
@@ -251,23 +245,21 @@ impl rt::Encode for Listener {
         buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).within("Listener", "name")?;
-        rt::put_string(buf, &self.host, true).within("Listener", "host")?;
+        rt::put_string(buf, &self.name, true).within(Self::NAME, "name")?;
+        rt::put_string(buf, &self.host, true).within(Self::NAME, "host")?;
         {
-            let mut run = [0u8; 4usize];
-            rt::Fixed::write_be(self.port, &mut run[0usize..2usize]);
-            rt::Fixed::write_be(self.security_protocol, &mut run[2usize..4usize]);
+            let mut run = [0u8; 4];
+            rt::Fixed::write_be(self.port, &mut run[0..2]);
+            rt::Fixed::write_be(self.security_protocol, &mut run[2..4]);
             rt::put_raw(buf, &run);
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-        let mut size = 0usize;
+        let mut size: usize = 4;
         size += rt::string_size(&self.name, true);
         size += rt::string_size(&self.host, true);
-        size += 2usize;
-        size += 2usize;
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
     }
@@ -275,14 +267,14 @@ impl rt::Encode for Listener {
 impl rt::Decode for Listener {
     #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let f_name = rt::get_string(buf, true).within("Listener", "name")?;
-        let f_host = rt::get_string(buf, true).within("Listener", "host")?;
-        let f_port = rt::get_u16(buf).within("Listener", "port")?;
+        let f_name = rt::get_string(buf, true).within(Self::NAME, "name")?;
+        let f_host = rt::get_string(buf, true).within(Self::NAME, "host")?;
+        let f_port = rt::get_u16(buf).within(Self::NAME, "port")?;
         let f_security_protocol = rt::get_i16(buf)
-            .within("Listener", "security_protocol")?;
+            .within(Self::NAME, "security_protocol")?;
         let mut unknown_tagged_fields = rt::UnknownTags::new();
         rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-            .within("Listener", "unknown_tagged_fields")?;
+            .within(Self::NAME, "unknown_tagged_fields")?;
         Ok(Listener {
             name: f_name,
             host: f_host,
@@ -292,7 +284,13 @@ impl rt::Decode for Listener {
         })
     }
 }
-/// Feature (versions 0-4).
+impl rt::Keyed for Listener {
+    type Key<'a> = &'a str;
+    fn key(&self) -> Self::Key<'_> {
+        self.name.as_str()
+    }
+}
+/// Feature of `BrokerRegistrationRequest` (versions 0-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Feature {
     /// The feature name. Versions 0+.
@@ -303,6 +301,10 @@ pub struct Feature {
     pub max_supported_version: i16,
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
+}
+impl Feature {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "Feature";
 }
 impl Default for Feature {
     fn default() -> Self {
@@ -321,21 +323,19 @@ impl rt::Encode for Feature {
         buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).within("Feature", "name")?;
+        rt::put_string(buf, &self.name, true).within(Self::NAME, "name")?;
         {
-            let mut run = [0u8; 4usize];
-            rt::Fixed::write_be(self.min_supported_version, &mut run[0usize..2usize]);
-            rt::Fixed::write_be(self.max_supported_version, &mut run[2usize..4usize]);
+            let mut run = [0u8; 4];
+            rt::Fixed::write_be(self.min_supported_version, &mut run[0..2]);
+            rt::Fixed::write_be(self.max_supported_version, &mut run[2..4]);
             rt::put_raw(buf, &run);
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-        let mut size = 0usize;
+        let mut size: usize = 4;
         size += rt::string_size(&self.name, true);
-        size += 2usize;
-        size += 2usize;
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
     }
@@ -343,14 +343,14 @@ impl rt::Encode for Feature {
 impl rt::Decode for Feature {
     #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let f_name = rt::get_string(buf, true).within("Feature", "name")?;
+        let f_name = rt::get_string(buf, true).within(Self::NAME, "name")?;
         let f_min_supported_version = rt::get_i16(buf)
-            .within("Feature", "min_supported_version")?;
+            .within(Self::NAME, "min_supported_version")?;
         let f_max_supported_version = rt::get_i16(buf)
-            .within("Feature", "max_supported_version")?;
+            .within(Self::NAME, "max_supported_version")?;
         let mut unknown_tagged_fields = rt::UnknownTags::new();
         rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-            .within("Feature", "unknown_tagged_fields")?;
+            .within(Self::NAME, "unknown_tagged_fields")?;
         Ok(Feature {
             name: f_name,
             min_supported_version: f_min_supported_version,
@@ -359,11 +359,17 @@ impl rt::Decode for Feature {
         })
     }
 }
+impl rt::Keyed for Feature {
+    type Key<'a> = &'a str;
+    fn key(&self) -> Self::Key<'_> {
+        self.name.as_str()
+    }
+}
 impl rt::Message for BrokerRegistrationRequest {
-    const NAME: &'static str = "BrokerRegistrationRequest";
+    const NAME: &'static str = BrokerRegistrationRequest::NAME;
     const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: Option<rt::VersionRange> = Some(
-        rt::VersionRange::new(0, 32767),
+        rt::VersionRange::at_least(0),
     );
     const DEPRECATED_VERSIONS: Option<rt::VersionRange> = None;
 }

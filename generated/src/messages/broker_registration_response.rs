@@ -2,23 +2,27 @@
 // Regenerate: kafka-wire-codegen generate --schemas schemas --out generated/src/messages
 use ::kafka_wire_runtime::__codegen as rt;
 use rt::WithinPath as _;
-/// BrokerRegistrationResponse (versions 0-4).
+/// BrokerRegistrationResponse: API key 62, versions 0-4, flexible 0+.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrokerRegistrationResponse {
     /// Duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. Versions 0+.
     pub throttle_time_ms: i32,
     /// The error code, or 0 if there was no error. Versions 0+.
-    pub error_code: i16,
+    pub error_code: rt::ErrorCode,
     /// The broker's assigned epoch, or -1 if none was assigned. Versions 0+.
     pub broker_epoch: i64,
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
 }
+impl BrokerRegistrationResponse {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "BrokerRegistrationResponse";
+}
 impl Default for BrokerRegistrationResponse {
     fn default() -> Self {
         BrokerRegistrationResponse {
             throttle_time_ms: 0i32,
-            error_code: 0i16,
+            error_code: rt::ErrorCode(0i16),
             broker_epoch: -1i64,
             unknown_tagged_fields: rt::UnknownTags::new(),
         }
@@ -32,10 +36,10 @@ impl rt::Encode for BrokerRegistrationResponse {
     ) -> Result<(), rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 4))?;
         {
-            let mut run = [0u8; 14usize];
-            rt::Fixed::write_be(self.throttle_time_ms, &mut run[0usize..4usize]);
-            rt::Fixed::write_be(self.error_code, &mut run[4usize..6usize]);
-            rt::Fixed::write_be(self.broker_epoch, &mut run[6usize..14usize]);
+            let mut run = [0u8; 14];
+            rt::Fixed::write_be(self.throttle_time_ms, &mut run[0..4]);
+            rt::Fixed::write_be(self.error_code, &mut run[4..6]);
+            rt::Fixed::write_be(self.broker_epoch, &mut run[6..14]);
             rt::put_raw(buf, &run);
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
@@ -43,10 +47,7 @@ impl rt::Encode for BrokerRegistrationResponse {
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 4))?;
-        let mut size = 0usize;
-        size += 4usize;
-        size += 2usize;
-        size += 8usize;
+        let mut size: usize = 14;
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
     }
@@ -58,14 +59,15 @@ impl rt::Decode for BrokerRegistrationResponse {
             buf,
             |buf| {
                 let f_throttle_time_ms = rt::get_i32(buf)
-                    .within("BrokerRegistrationResponse", "throttle_time_ms")?;
-                let f_error_code = rt::get_i16(buf)
-                    .within("BrokerRegistrationResponse", "error_code")?;
+                    .within(Self::NAME, "throttle_time_ms")?;
+                let f_error_code = rt::ErrorCode(
+                    rt::get_i16(buf).within(Self::NAME, "error_code")?,
+                );
                 let f_broker_epoch = rt::get_i64(buf)
-                    .within("BrokerRegistrationResponse", "broker_epoch")?;
+                    .within(Self::NAME, "broker_epoch")?;
                 let mut unknown_tagged_fields = rt::UnknownTags::new();
                 rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-                    .within("BrokerRegistrationResponse", "unknown_tagged_fields")?;
+                    .within(Self::NAME, "unknown_tagged_fields")?;
                 Ok(BrokerRegistrationResponse {
                     throttle_time_ms: f_throttle_time_ms,
                     error_code: f_error_code,
@@ -77,10 +79,10 @@ impl rt::Decode for BrokerRegistrationResponse {
     }
 }
 impl rt::Message for BrokerRegistrationResponse {
-    const NAME: &'static str = "BrokerRegistrationResponse";
+    const NAME: &'static str = BrokerRegistrationResponse::NAME;
     const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0, 4);
     const FLEXIBLE_VERSIONS: Option<rt::VersionRange> = Some(
-        rt::VersionRange::new(0, 32767),
+        rt::VersionRange::at_least(0),
     );
     const DEPRECATED_VERSIONS: Option<rt::VersionRange> = None;
 }

@@ -49,9 +49,9 @@ pub use modify_topic_response::ModifyTopicResponse;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i16)]
 pub enum ApiKey {
-    ///ModifyTopic
+    /// ModifyTopic (key 5).
     ModifyTopic = 5,
-    ///BrokerRegistration
+    /// BrokerRegistration (key 62).
     BrokerRegistration = 62,
 }
 impl ApiKey {
@@ -91,11 +91,25 @@ impl ApiKey {
             ApiKey::BrokerRegistration => Some(rt::VersionRange::new(0, 4)),
         }
     }
+    /// Versions offered to a broker in negotiation: the valid versions without an
+    /// unstable latest one (`latestVersionUnstable`), unless the code was generated
+    /// with `Config::unstable_versions(true)`; `None` when retired or only unstable.
+    pub fn supported_versions(self) -> Option<rt::VersionRange> {
+        match self {
+            ApiKey::ModifyTopic => Some(rt::VersionRange::new(0, 1)),
+            ApiKey::BrokerRegistration => Some(rt::VersionRange::new(0, 4)),
+        }
+    }
+    /// The version to use with a broker that supports `broker` of this API: the
+    /// highest version in both ranges, or `None` when they do not meet.
+    pub fn negotiate(self, broker: rt::VersionRange) -> Option<i16> {
+        self.supported_versions()?.highest_common(&broker)
+    }
     /// Versions that use the flexible encoding.
     pub fn flexible_versions(self) -> Option<rt::VersionRange> {
         match self {
-            ApiKey::ModifyTopic => Some(rt::VersionRange::new(0, 32767)),
-            ApiKey::BrokerRegistration => Some(rt::VersionRange::new(0, 32767)),
+            ApiKey::ModifyTopic => Some(rt::VersionRange::at_least(0)),
+            ApiKey::BrokerRegistration => Some(rt::VersionRange::at_least(0)),
         }
     }
     /// The request header version used with `version` of this API.
@@ -139,9 +153,9 @@ impl rt::Response for BrokerRegistrationResponse {
 /// A request body of any API.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RequestKind {
-    ///ModifyTopic
+    /// ModifyTopic.
     ModifyTopic(ModifyTopicRequest),
-    ///BrokerRegistration
+    /// BrokerRegistration.
     BrokerRegistration(BrokerRegistrationRequest),
 }
 impl From<ModifyTopicRequest> for RequestKind {
@@ -213,9 +227,9 @@ impl RequestKind {
 /// A response body of any API.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResponseKind {
-    ///ModifyTopic
+    /// ModifyTopic.
     ModifyTopic(ModifyTopicResponse),
-    ///BrokerRegistration
+    /// BrokerRegistration.
     BrokerRegistration(BrokerRegistrationResponse),
 }
 impl From<ModifyTopicResponse> for ResponseKind {

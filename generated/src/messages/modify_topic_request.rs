@@ -2,23 +2,27 @@
 // Regenerate: kafka-wire-codegen generate --schemas schemas --out generated/src/messages
 use ::kafka_wire_runtime::__codegen as rt;
 use rt::WithinPath as _;
-/// ModifyTopicRequest (versions 0-1).
+/// ModifyTopicRequest: API key 5, versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModifyTopicRequest {
     /// CREATE, DELETE, ALTER or DESCRIBE; from version 1 also LIST. Versions 0+.
     pub operation: rt::StrBytes,
     /// The topic to act on (empty for LIST). Versions 0+.
-    pub topic_name: rt::StrBytes,
+    pub topic_name: rt::TopicName,
     /// Topic-level settings to set (CREATE, ALTER); a property with a null value is removed (ALTER), so the broker default applies again. Versions 0+.
     pub properties: Vec<TopicProperty>,
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
 }
+impl ModifyTopicRequest {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "ModifyTopicRequest";
+}
 impl Default for ModifyTopicRequest {
     fn default() -> Self {
         ModifyTopicRequest {
             operation: rt::StrBytes::from_static_str(""),
-            topic_name: rt::StrBytes::from_static_str(""),
+            topic_name: rt::TopicName(rt::StrBytes::from_static_str("")),
             properties: Vec::new(),
             unknown_tagged_fields: rt::UnknownTags::new(),
         }
@@ -31,29 +35,26 @@ impl rt::Encode for ModifyTopicRequest {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 1))?;
-        rt::put_string(buf, &self.operation, true)
-            .within("ModifyTopicRequest", "operation")?;
-        rt::put_string(buf, &self.topic_name, true)
-            .within("ModifyTopicRequest", "topic_name")?;
+        rt::put_string(buf, &self.operation, true).within(Self::NAME, "operation")?;
+        rt::put_string(buf, &self.topic_name.0, true).within(Self::NAME, "topic_name")?;
         rt::put_array_len(buf, Some(self.properties.len()), true)
-            .within("ModifyTopicRequest", "properties")?;
+            .within(Self::NAME, "properties")?;
         for el in self.properties.iter() {
-            rt::Encode::encode_into(el, buf, version)
-                .within("ModifyTopicRequest", "properties")?;
+            rt::Encode::encode_into(el, buf, version).within(Self::NAME, "properties")?;
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 1))?;
-        let mut size = 0usize;
+        let mut size: usize = 0;
         size += rt::string_size(&self.operation, true);
-        size += rt::string_size(&self.topic_name, true);
+        size += rt::string_size(&self.topic_name.0, true);
         size += rt::array_len_size(Some(self.properties.len()), true);
         for el in self.properties.iter() {
             size
                 += rt::Encode::encoded_size(el, version)
-                    .within("ModifyTopicRequest", "properties")?;
+                    .within(Self::NAME, "properties")?;
         }
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
@@ -66,25 +67,26 @@ impl rt::Decode for ModifyTopicRequest {
             buf,
             |buf| {
                 let f_operation = rt::get_string(buf, true)
-                    .within("ModifyTopicRequest", "operation")?;
-                let f_topic_name = rt::get_string(buf, true)
-                    .within("ModifyTopicRequest", "topic_name")?;
+                    .within(Self::NAME, "operation")?;
+                let f_topic_name = rt::TopicName(
+                    rt::get_string(buf, true).within(Self::NAME, "topic_name")?,
+                );
                 let f_properties = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
-                        .within("ModifyTopicRequest", "properties")?;
+                        .within(Self::NAME, "properties")?;
                     let mut items = Vec::with_capacity(n);
                     for _ in 0..n {
                         items
                             .push(
                                 <TopicProperty as rt::Decode>::decode(buf, version)
-                                    .within("ModifyTopicRequest", "properties")?,
+                                    .within(Self::NAME, "properties")?,
                             );
                     }
                     items
                 };
                 let mut unknown_tagged_fields = rt::UnknownTags::new();
                 rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-                    .within("ModifyTopicRequest", "unknown_tagged_fields")?;
+                    .within(Self::NAME, "unknown_tagged_fields")?;
                 Ok(ModifyTopicRequest {
                     operation: f_operation,
                     topic_name: f_topic_name,
@@ -95,7 +97,7 @@ impl rt::Decode for ModifyTopicRequest {
         )
     }
 }
-/// TopicProperty (versions 0-1).
+/// TopicProperty of `ModifyTopicRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicProperty {
     /// The setting's Kafka topic-level name, e.g. segment.bytes. Versions 0+.
@@ -104,6 +106,10 @@ pub struct TopicProperty {
     pub prop_value: Option<rt::StrBytes>,
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
+}
+impl TopicProperty {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "TopicProperty";
 }
 impl Default for TopicProperty {
     fn default() -> Self {
@@ -121,21 +127,21 @@ impl rt::Encode for TopicProperty {
         buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.prop_name, true).within("TopicProperty", "prop_name")?;
+        rt::put_string(buf, &self.prop_name, true).within(Self::NAME, "prop_name")?;
         match &self.prop_value {
             Some(v) => {
-                rt::put_string(buf, v, true).within("TopicProperty", "prop_value")?;
+                rt::put_string(buf, v, true).within(Self::NAME, "prop_value")?;
             }
             None => {
                 rt::put_nullable_string(buf, None, true)
-                    .within("TopicProperty", "prop_value")?;
+                    .within(Self::NAME, "prop_value")?;
             }
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-        let mut size = 0usize;
+        let mut size: usize = 0;
         size += rt::string_size(&self.prop_name, true);
         match &self.prop_value {
             Some(v) => {
@@ -152,13 +158,12 @@ impl rt::Encode for TopicProperty {
 impl rt::Decode for TopicProperty {
     #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let f_prop_name = rt::get_string(buf, true)
-            .within("TopicProperty", "prop_name")?;
+        let f_prop_name = rt::get_string(buf, true).within(Self::NAME, "prop_name")?;
         let f_prop_value = rt::get_nullable_string(buf, true)
-            .within("TopicProperty", "prop_value")?;
+            .within(Self::NAME, "prop_value")?;
         let mut unknown_tagged_fields = rt::UnknownTags::new();
         rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-            .within("TopicProperty", "unknown_tagged_fields")?;
+            .within(Self::NAME, "unknown_tagged_fields")?;
         Ok(TopicProperty {
             prop_name: f_prop_name,
             prop_value: f_prop_value,
@@ -166,11 +171,17 @@ impl rt::Decode for TopicProperty {
         })
     }
 }
+impl rt::Keyed for TopicProperty {
+    type Key<'a> = &'a str;
+    fn key(&self) -> Self::Key<'_> {
+        self.prop_name.as_str()
+    }
+}
 impl rt::Message for ModifyTopicRequest {
-    const NAME: &'static str = "ModifyTopicRequest";
+    const NAME: &'static str = ModifyTopicRequest::NAME;
     const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: Option<rt::VersionRange> = Some(
-        rt::VersionRange::new(0, 32767),
+        rt::VersionRange::at_least(0),
     );
     const DEPRECATED_VERSIONS: Option<rt::VersionRange> = None;
 }

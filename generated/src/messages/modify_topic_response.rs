@@ -2,11 +2,11 @@
 // Regenerate: kafka-wire-codegen generate --schemas schemas --out generated/src/messages
 use ::kafka_wire_runtime::__codegen as rt;
 use rt::WithinPath as _;
-/// ModifyTopicResponse (versions 0-1).
+/// ModifyTopicResponse: API key 5, versions 0-1, flexible 0+.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModifyTopicResponse {
     /// 0 on success; otherwise why the request was refused (nothing was changed). Versions 0+.
-    pub error_code: i16,
+    pub error_code: rt::ErrorCode,
     /// A human-readable explanation of the error, or null. Versions 0+; nullable 0+.
     pub error_message: Option<rt::StrBytes>,
     /// Every topic-level setting in effect after the operation (empty after DELETE). Versions 0+.
@@ -16,10 +16,14 @@ pub struct ModifyTopicResponse {
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
 }
+impl ModifyTopicResponse {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "ModifyTopicResponse";
+}
 impl Default for ModifyTopicResponse {
     fn default() -> Self {
         ModifyTopicResponse {
-            error_code: 0i16,
+            error_code: rt::ErrorCode(0i16),
             error_message: None,
             configs: Vec::new(),
             topics: Vec::new(),
@@ -34,45 +38,36 @@ impl rt::Encode for ModifyTopicResponse {
         version: i16,
     ) -> Result<(), rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 1))?;
-        rt::put_i16(buf, self.error_code);
+        rt::put_i16(buf, self.error_code.0);
         match &self.error_message {
             Some(v) => {
-                rt::put_string(buf, v, true)
-                    .within("ModifyTopicResponse", "error_message")?;
+                rt::put_string(buf, v, true).within(Self::NAME, "error_message")?;
             }
             None => {
                 rt::put_nullable_string(buf, None, true)
-                    .within("ModifyTopicResponse", "error_message")?;
+                    .within(Self::NAME, "error_message")?;
             }
         }
         rt::put_array_len(buf, Some(self.configs.len()), true)
-            .within("ModifyTopicResponse", "configs")?;
+            .within(Self::NAME, "configs")?;
         for el in self.configs.iter() {
-            rt::Encode::encode_into(el, buf, version)
-                .within("ModifyTopicResponse", "configs")?;
+            rt::Encode::encode_into(el, buf, version).within(Self::NAME, "configs")?;
         }
         if version >= 1 {
             rt::put_array_len(buf, Some(self.topics.len()), true)
-                .within("ModifyTopicResponse", "topics")?;
+                .within(Self::NAME, "topics")?;
             for el in self.topics.iter() {
-                rt::Encode::encode_into(el, buf, version)
-                    .within("ModifyTopicResponse", "topics")?;
+                rt::Encode::encode_into(el, buf, version).within(Self::NAME, "topics")?;
             }
-        } else {
-            if !self.topics.is_empty() {
-                return Err(
-                    rt::field_not_in_version(version)
-                        .within("ModifyTopicResponse", "topics"),
-                );
-            }
+        } else if !self.topics.is_empty() {
+            return Err(rt::field_not_in_version(version).within(Self::NAME, "topics"));
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
         rt::check_encode_version(version, rt::VersionRange::new(0, 1))?;
-        let mut size = 0usize;
-        size += 2usize;
+        let mut size: usize = 2;
         match &self.error_message {
             Some(v) => {
                 size += rt::string_size(v, true);
@@ -83,24 +78,17 @@ impl rt::Encode for ModifyTopicResponse {
         }
         size += rt::array_len_size(Some(self.configs.len()), true);
         for el in self.configs.iter() {
-            size
-                += rt::Encode::encoded_size(el, version)
-                    .within("ModifyTopicResponse", "configs")?;
+            size += rt::Encode::encoded_size(el, version).within(Self::NAME, "configs")?;
         }
         if version >= 1 {
             size += rt::array_len_size(Some(self.topics.len()), true);
             for el in self.topics.iter() {
                 size
                     += rt::Encode::encoded_size(el, version)
-                        .within("ModifyTopicResponse", "topics")?;
+                        .within(Self::NAME, "topics")?;
             }
-        } else {
-            if !self.topics.is_empty() {
-                return Err(
-                    rt::field_not_in_version(version)
-                        .within("ModifyTopicResponse", "topics"),
-                );
-            }
+        } else if !self.topics.is_empty() {
+            return Err(rt::field_not_in_version(version).within(Self::NAME, "topics"));
         }
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
@@ -112,19 +100,20 @@ impl rt::Decode for ModifyTopicResponse {
         rt::decode_message(
             buf,
             |buf| {
-                let f_error_code = rt::get_i16(buf)
-                    .within("ModifyTopicResponse", "error_code")?;
+                let f_error_code = rt::ErrorCode(
+                    rt::get_i16(buf).within(Self::NAME, "error_code")?,
+                );
                 let f_error_message = rt::get_nullable_string(buf, true)
-                    .within("ModifyTopicResponse", "error_message")?;
+                    .within(Self::NAME, "error_message")?;
                 let f_configs = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
-                        .within("ModifyTopicResponse", "configs")?;
+                        .within(Self::NAME, "configs")?;
                     let mut items = Vec::with_capacity(n);
                     for _ in 0..n {
                         items
                             .push(
                                 <TopicConfig as rt::Decode>::decode(buf, version)
-                                    .within("ModifyTopicResponse", "configs")?,
+                                    .within(Self::NAME, "configs")?,
                             );
                     }
                     items
@@ -132,13 +121,13 @@ impl rt::Decode for ModifyTopicResponse {
                 let f_topics = if version >= 1 {
                     {
                         let n = rt::get_non_null_array_len(buf, true, 1usize)
-                            .within("ModifyTopicResponse", "topics")?;
+                            .within(Self::NAME, "topics")?;
                         let mut items = Vec::with_capacity(n);
                         for _ in 0..n {
                             items
                                 .push(
                                     <ListedTopic as rt::Decode>::decode(buf, version)
-                                        .within("ModifyTopicResponse", "topics")?,
+                                        .within(Self::NAME, "topics")?,
                                 );
                         }
                         items
@@ -148,7 +137,7 @@ impl rt::Decode for ModifyTopicResponse {
                 };
                 let mut unknown_tagged_fields = rt::UnknownTags::new();
                 rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-                    .within("ModifyTopicResponse", "unknown_tagged_fields")?;
+                    .within(Self::NAME, "unknown_tagged_fields")?;
                 Ok(ModifyTopicResponse {
                     error_code: f_error_code,
                     error_message: f_error_message,
@@ -160,7 +149,7 @@ impl rt::Decode for ModifyTopicResponse {
         )
     }
 }
-/// TopicConfig (versions 0-1).
+/// TopicConfig of `ModifyTopicResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicConfig {
     /// The setting's topic-level name. Versions 0+.
@@ -171,6 +160,10 @@ pub struct TopicConfig {
     pub is_override: bool,
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
+}
+impl TopicConfig {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "TopicConfig";
 }
 impl Default for TopicConfig {
     fn default() -> Self {
@@ -189,17 +182,16 @@ impl rt::Encode for TopicConfig {
         buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).within("TopicConfig", "name")?;
-        rt::put_string(buf, &self.value, true).within("TopicConfig", "value")?;
+        rt::put_string(buf, &self.name, true).within(Self::NAME, "name")?;
+        rt::put_string(buf, &self.value, true).within(Self::NAME, "value")?;
         rt::put_bool(buf, self.is_override);
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-        let mut size = 0usize;
+        let mut size: usize = 1;
         size += rt::string_size(&self.name, true);
         size += rt::string_size(&self.value, true);
-        size += 1usize;
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
     }
@@ -207,12 +199,12 @@ impl rt::Encode for TopicConfig {
 impl rt::Decode for TopicConfig {
     #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let f_name = rt::get_string(buf, true).within("TopicConfig", "name")?;
-        let f_value = rt::get_string(buf, true).within("TopicConfig", "value")?;
-        let f_is_override = rt::get_bool(buf).within("TopicConfig", "is_override")?;
+        let f_name = rt::get_string(buf, true).within(Self::NAME, "name")?;
+        let f_value = rt::get_string(buf, true).within(Self::NAME, "value")?;
+        let f_is_override = rt::get_bool(buf).within(Self::NAME, "is_override")?;
         let mut unknown_tagged_fields = rt::UnknownTags::new();
         rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-            .within("TopicConfig", "unknown_tagged_fields")?;
+            .within(Self::NAME, "unknown_tagged_fields")?;
         Ok(TopicConfig {
             name: f_name,
             value: f_value,
@@ -221,11 +213,17 @@ impl rt::Decode for TopicConfig {
         })
     }
 }
-/// ListedTopic (versions 1).
+impl rt::Keyed for TopicConfig {
+    type Key<'a> = &'a str;
+    fn key(&self) -> Self::Key<'_> {
+        self.name.as_str()
+    }
+}
+/// ListedTopic of `ModifyTopicResponse` (versions 1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListedTopic {
     /// The topic's name. Versions 1+.
-    pub name: rt::StrBytes,
+    pub name: rt::TopicName,
     /// Its partition count on this broker. Versions 1+.
     pub partitions: i32,
     /// True when the topic has a ModifyTopic configuration; false when it was created by a produce. Versions 1+.
@@ -233,10 +231,14 @@ pub struct ListedTopic {
     /// Tagged fields this version of the code does not know, kept for re-encoding.
     pub unknown_tagged_fields: rt::UnknownTags,
 }
+impl ListedTopic {
+    /// The schema's name for this struct, as errors name it.
+    pub const NAME: &'static str = "ListedTopic";
+}
 impl Default for ListedTopic {
     fn default() -> Self {
         ListedTopic {
-            name: rt::StrBytes::from_static_str(""),
+            name: rt::TopicName(rt::StrBytes::from_static_str("")),
             partitions: 0i32,
             configured: false,
             unknown_tagged_fields: rt::UnknownTags::new(),
@@ -250,21 +252,19 @@ impl rt::Encode for ListedTopic {
         buf: &mut rt::Writer,
         version: i16,
     ) -> Result<(), rt::EncodeError> {
-        rt::put_string(buf, &self.name, true).within("ListedTopic", "name")?;
+        rt::put_string(buf, &self.name.0, true).within(Self::NAME, "name")?;
         {
-            let mut run = [0u8; 5usize];
-            rt::Fixed::write_be(self.partitions, &mut run[0usize..4usize]);
-            rt::Fixed::write_be(self.configured, &mut run[4usize..5usize]);
+            let mut run = [0u8; 5];
+            rt::Fixed::write_be(self.partitions, &mut run[0..4]);
+            rt::Fixed::write_be(self.configured, &mut run[4..5]);
             rt::put_raw(buf, &run);
         }
         rt::put_unknown_tags(buf, &self.unknown_tagged_fields);
         Ok(())
     }
     fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> {
-        let mut size = 0usize;
-        size += rt::string_size(&self.name, true);
-        size += 4usize;
-        size += 1usize;
+        let mut size: usize = 5;
+        size += rt::string_size(&self.name.0, true);
         size += rt::unknown_tags_section_size(&self.unknown_tagged_fields);
         Ok(size)
     }
@@ -272,12 +272,14 @@ impl rt::Encode for ListedTopic {
 impl rt::Decode for ListedTopic {
     #[inline]
     fn decode(buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> {
-        let f_name = rt::get_string(buf, true).within("ListedTopic", "name")?;
-        let f_partitions = rt::get_i32(buf).within("ListedTopic", "partitions")?;
-        let f_configured = rt::get_bool(buf).within("ListedTopic", "configured")?;
+        let f_name = rt::TopicName(
+            rt::get_string(buf, true).within(Self::NAME, "name")?,
+        );
+        let f_partitions = rt::get_i32(buf).within(Self::NAME, "partitions")?;
+        let f_configured = rt::get_bool(buf).within(Self::NAME, "configured")?;
         let mut unknown_tagged_fields = rt::UnknownTags::new();
         rt::get_unknown_tags(buf, &mut unknown_tagged_fields)
-            .within("ListedTopic", "unknown_tagged_fields")?;
+            .within(Self::NAME, "unknown_tagged_fields")?;
         Ok(ListedTopic {
             name: f_name,
             partitions: f_partitions,
@@ -286,11 +288,17 @@ impl rt::Decode for ListedTopic {
         })
     }
 }
+impl rt::Keyed for ListedTopic {
+    type Key<'a> = &'a str;
+    fn key(&self) -> Self::Key<'_> {
+        self.name.as_str()
+    }
+}
 impl rt::Message for ModifyTopicResponse {
-    const NAME: &'static str = "ModifyTopicResponse";
+    const NAME: &'static str = ModifyTopicResponse::NAME;
     const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0, 1);
     const FLEXIBLE_VERSIONS: Option<rt::VersionRange> = Some(
-        rt::VersionRange::new(0, 32767),
+        rt::VersionRange::at_least(0),
     );
     const DEPRECATED_VERSIONS: Option<rt::VersionRange> = None;
 }

@@ -1,0 +1,100 @@
+//! `rt::json::Json` for a struct: Kafka's JSON converters' rules, in two small functions that
+//! call the runtime's generic `put` and `get` once per field.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::cond::Cond;
+use super::structs::{not_default, Plan, StructCtx};
+use super::types::default_expr;
+
+/// The JSON key of a field: its schema name with a lower-case first letter (`errorCode`), as
+/// Kafka's converters name it.
+pub fn json_key(schema_name: &str) -> String {
+    let mut chars = schema_name.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+impl StructCtx<'_> {
+    pub(super) fn emit_json(&self, plans: &[Plan<'_>]) -> TokenStream {
+        let rt = self.rt;
+        let ty = super::names::type_ident(self.name);
+        let check = if self.is_root {
+            let range = super::range_lit(self.within);
+            quote!(#rt::json::check_version(version, #range)?;)
+        } else {
+            quote!()
+        };
+        let puts = plans.iter().map(|p| {
+            let ident = &p.ident;
+            let key = json_key(&p.field.name);
+            let put = quote!(#rt::json::put(&mut object, #key, &self.#ident, version).within_json(Self::NAME, #key)?;);
+            // Untagged where it is sent so; tagged only when not at its default.
+            let regular = p.regular.branch(put.clone(), quote!());
+            let tagged = match &p.tagged {
+                Cond::Never => quote!(),
+                cond => {
+                    let test = cond.and(not_default(p, quote!(self.#ident), rt));
+                    quote!(if #test { #put })
+                }
+            };
+            quote!(#regular #tagged)
+        });
+        let gets = plans.iter().map(|p| {
+            let ident = &p.ident;
+            let key = json_key(&p.field.name);
+            let required = p.regular.expr();
+            let default = default_expr(p.field, rt, p.wrap.as_ref());
+            quote! {
+                #ident: match #rt::json::get(object, #key, #required, version).within_json(Self::NAME, #key)? {
+                    Some(v) => v,
+                    None => #default,
+                },
+            }
+        });
+        let (put_unknown, get_unknown) = if self.has_tag_buffer() {
+            (
+                quote!(#rt::json::put_unknown_tags(&mut object, &self.unknown_tagged_fields);),
+                quote!(unknown_tagged_fields: #rt::json::get_unknown_tags(object).within_json(Self::NAME, #rt::json::UNKNOWN_TAGS_KEY)?,),
+            )
+        } else {
+            (quote!(), quote!())
+        };
+        quote! {
+            impl #rt::json::Json for #ty {
+                fn to_json(&self, version: i16) -> Result<#rt::json::Value, #rt::json::JsonError> {
+                    use #rt::json::JsonWithin as _;
+                    #check
+                    let mut object = #rt::json::Map::new();
+                    #(#puts)*
+                    #put_unknown
+                    Ok(#rt::json::Value::Object(object))
+                }
+                fn from_json(value: &#rt::json::Value, version: i16) -> Result<Self, #rt::json::JsonError> {
+                    use #rt::json::JsonWithin as _;
+                    #check
+                    let object = #rt::json::object(value)?;
+                    Ok(#ty {
+                        #(#gets)*
+                        #get_unknown
+                    })
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_key;
+
+    #[test]
+    fn keys_are_kafkas_camel_case() {
+        assert_eq!(json_key("ErrorCode"), "errorCode");
+        assert_eq!(json_key("KRaftVersion"), "kRaftVersion");
+        assert_eq!(json_key("IPAddress"), "iPAddress");
+    }
+}
