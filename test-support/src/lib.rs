@@ -81,6 +81,13 @@ impl Drop for TempDir {
     }
 }
 
+/// The last 20 lines of a server's log file (empty if unreadable), for failure messages.
+pub(crate) fn tail_of(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
 /// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
 pub fn free_port() -> std::io::Result<u16> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
@@ -189,9 +196,7 @@ impl ZooKeeper {
 
     /// The last lines of the server's log, for failure messages.
     pub fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(self.dir.path().join("zookeeper.log")).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(20)..].join("\n")
+        tail_of(&self.dir.path().join("zookeeper.log"))
     }
 }
 

@@ -97,9 +97,7 @@ impl Tansu {
 
     /// The last lines of the broker's output, for failure messages.
     pub fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(self.dir.path().join("tansu.log")).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(20)..].join("\n")
+        super::tail_of(&self.dir.path().join("tansu.log"))
     }
 }
 
