@@ -95,25 +95,18 @@ pub fn object(value: &Value) -> Result<&Map<String, Value>, JsonError> {
     value.as_object().ok_or_else(|| JsonError::new(format!("expected a JSON object, found {}", kind(value))))
 }
 
-/// Adds `value` under `key`: what generated `to_json` calls for each field it writes.
-pub fn put<T: Json>(object: &mut Map<String, Value>, key: &str, value: &T, version: i16) -> Result<(), JsonError> {
-    object.insert(key.to_owned(), value.to_json(version)?);
-    Ok(())
+/// Adds `value` under `key`: what generated `to_json` calls for each field it writes. Not
+/// generic and not inlined, so each field costs one call in the generated code.
+#[inline(never)]
+pub fn put(object: &mut Map<String, Value>, key: &'static str, value: Value) {
+    object.insert(key.to_owned(), value);
 }
 
-/// The value under `key`, if there; missing, an error when the version `required` it, else
-/// `None` (the field takes its default). What generated `from_json` calls for each field.
-pub fn get<T: Json>(
-    object: &Map<String, Value>,
-    key: &str,
-    required: bool,
-    version: i16,
-) -> Result<Option<T>, JsonError> {
-    match object.get(key) {
-        Some(value) => T::from_json(value, version).map(Some),
-        None if required => Err(missing(version)),
-        None => Ok(None),
-    }
+/// The value under `key`, if any: what generated `from_json` looks each field up with. Not
+/// inlined, so the map lookup is compiled once.
+#[inline(never)]
+pub fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    object.get(key)
 }
 
 /// A field the version requires is missing.
@@ -250,12 +243,14 @@ impl Json for Uuid {
 }
 
 impl<T: Json> Json for Option<T> {
+    #[inline(never)]
     fn to_json(&self, version: i16) -> Result<Value, JsonError> {
         match self {
             Some(v) => v.to_json(version),
             None => Ok(Value::Null),
         }
     }
+    #[inline(never)]
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
         match value {
             Value::Null => Ok(None),
@@ -268,21 +263,45 @@ fn elements(value: &Value) -> Result<&Vec<Value>, JsonError> {
     value.as_array().map_or_else(|| expected("a JSON array", value), Ok)
 }
 
+// Plain loops rather than iterator chains, and never inlined: these are instantiated for
+// every element type of every schema, and JSON is not a hot path.
 impl<T: Json> Json for Vec<T> {
+    #[inline(never)]
     fn to_json(&self, version: i16) -> Result<Value, JsonError> {
-        self.iter().map(|v| v.to_json(version)).collect::<Result<Vec<_>, _>>().map(Value::Array)
+        let mut out = Vec::with_capacity(self.len());
+        for v in self {
+            out.push(v.to_json(version)?);
+        }
+        Ok(Value::Array(out))
     }
+    #[inline(never)]
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
-        elements(value)?.iter().map(|v| T::from_json(v, version)).collect()
+        let items = elements(value)?;
+        let mut out = Vec::with_capacity(items.len());
+        for v in items {
+            out.push(T::from_json(v, version)?);
+        }
+        Ok(out)
     }
 }
 
 impl<T: Fixed + Json> Json for FixedArray<T> {
+    #[inline(never)]
     fn to_json(&self, version: i16) -> Result<Value, JsonError> {
-        self.iter().map(|v| v.to_json(version)).collect::<Result<Vec<_>, _>>().map(Value::Array)
+        let mut out = Vec::with_capacity(self.len());
+        for v in self.iter() {
+            out.push(v.to_json(version)?);
+        }
+        Ok(Value::Array(out))
     }
+    #[inline(never)]
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
-        elements(value)?.iter().map(|v| T::from_json(v, version)).collect()
+        let items = elements(value)?;
+        let mut out = Vec::with_capacity(items.len());
+        for v in items {
+            out.push(T::from_json(v, version)?);
+        }
+        Ok(FixedArray::from(out))
     }
 }
 

@@ -181,6 +181,7 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
         &requests,
         &names,
         retired,
+        options.json,
     );
     let response_kind = emit_kind_enum(
         &format_ident!("ResponseKind"),
@@ -189,6 +190,7 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
         &responses,
         &names,
         retired,
+        options.json,
     );
 
     // Retired APIs: a variant each (the key stays known and reserved), no versions, no codec.
@@ -391,9 +393,34 @@ fn emit_kind_enum(
     bodies: &[Ident],
     names: &[String],
     retired: &[RetiredApi],
+    json: bool,
 ) -> TokenStream {
-    let r_variants = retired.iter().map(|r| &r.variant);
+    let r_variants: Vec<&Ident> = retired.iter().map(|r| &r.variant).collect();
     let docs = names.iter().map(|n| format!(" {n}."));
+    let json_dispatch = if json {
+        let retired_json = if retired.is_empty() {
+            quote!()
+        } else {
+            quote!(#(ApiKey::#r_variants)|* => return Err(rt::json::JsonError::new(format!("API {} is retired", api_key.name()))),)
+        };
+        quote! {
+            impl #kind {
+                /// The body's Kafka-style JSON at `version` (see `rt::json`).
+                pub fn to_json(&self, version: i16) -> Result<rt::json::Value, rt::json::JsonError> {
+                    match self { #(#kind::#variants(b) => rt::json::Json::to_json(b, version),)* }
+                }
+                /// Reads a body of API `api_key` at `version` from its JSON.
+                pub fn from_json(api_key: ApiKey, value: &rt::json::Value, version: i16) -> Result<Self, rt::json::JsonError> {
+                    Ok(match api_key {
+                        #(ApiKey::#variants => #kind::#variants(<#bodies as rt::json::Json>::from_json(value, version)?),)*
+                        #retired_json
+                    })
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
     let retired_arm = if retired.is_empty() {
         quote!()
     } else {
@@ -437,6 +464,8 @@ fn emit_kind_enum(
                 })
             }
         }
+
+        #json_dispatch
     }
 }
 

@@ -1,5 +1,5 @@
 //! `rt::json::Json` for a struct: Kafka's JSON converters' rules, in two small functions that
-//! call the runtime's generic `put` and `get` once per field.
+//! call the runtime's `put` and `field` (neither generic nor inlined) once per field.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -31,7 +31,9 @@ impl StructCtx<'_> {
         let puts = plans.iter().map(|p| {
             let ident = &p.ident;
             let key = json_key(&p.field.name);
-            let put = quote!(#rt::json::put(&mut object, #key, &self.#ident, version).within_json(Self::NAME, #key)?;);
+            let put = quote! {
+                #rt::json::put(&mut object, #key, #rt::json::Json::to_json(&self.#ident, version).within_json(Self::NAME, #key)?);
+            };
             // Untagged where it is sent so; tagged only when not at its default.
             let regular = p.regular.branch(put.clone(), quote!());
             let tagged = match &p.tagged {
@@ -46,12 +48,18 @@ impl StructCtx<'_> {
         let gets = plans.iter().map(|p| {
             let ident = &p.ident;
             let key = json_key(&p.field.name);
-            let required = p.regular.expr();
             let default = default_expr(p.field, rt, p.wrap.as_ref());
+            let missing = quote!(return Err(#rt::json::missing(version).within(Self::NAME, #key)));
+            // Missing: an error where the version requires the field, else its default.
+            let none = match &p.regular {
+                Cond::Always => quote!(None => #missing,),
+                Cond::Never => quote!(None => #default,),
+                Cond::Test(t) => quote!(None if #t => #missing, None => #default,),
+            };
             quote! {
-                #ident: match #rt::json::get(object, #key, #required, version).within_json(Self::NAME, #key)? {
-                    Some(v) => v,
-                    None => #default,
+                #ident: match #rt::json::field(object, #key) {
+                    Some(v) => #rt::json::Json::from_json(v, version).within_json(Self::NAME, #key)?,
+                    #none
                 },
             }
         });
@@ -65,6 +73,9 @@ impl StructCtx<'_> {
         };
         quote! {
             impl #rt::json::Json for #ty {
+                // Never inlined: JSON is not a hot path, and inlining nested structs into their
+                // parents' array loops would cost compile time for nothing.
+                #[inline(never)]
                 fn to_json(&self, version: i16) -> Result<#rt::json::Value, #rt::json::JsonError> {
                     use #rt::json::JsonWithin as _;
                     #check
@@ -73,6 +84,7 @@ impl StructCtx<'_> {
                     #put_unknown
                     Ok(#rt::json::Value::Object(object))
                 }
+                #[inline(never)]
                 fn from_json(value: &#rt::json::Value, version: i16) -> Result<Self, #rt::json::JsonError> {
                     use #rt::json::JsonWithin as _;
                     #check
