@@ -28,12 +28,39 @@ pub const UNKNOWN_TAGS_KEY: &str = "_unknownTaggedFields";
 
 /// A value that converts to and from Kafka-style JSON at a given version. Generated for every
 /// message and struct; implemented here for the field types.
+///
+/// Implementations write `write_json` and `read_json`, generic over a [`Style`] that has one
+/// value ([`Kafka`]): generic code is compiled only where it is used, so a crate that defines
+/// every message of Kafka's corpus does not compile their converters until something calls
+/// `to_json` or `from_json`, and then only for the messages it reaches.
 pub trait Json: Sized {
     /// The JSON of `self` at `version`.
-    fn to_json(&self, version: i16) -> Result<Value, JsonError>;
+    fn to_json(&self, version: i16) -> Result<Value, JsonError> {
+        self.write_json::<Kafka>(version)
+    }
     /// Reads a value of `version` from `value`.
-    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError>;
+    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
+        Self::read_json::<Kafka>(value, version)
+    }
+    /// `to_json`, as implementations provide it.
+    fn write_json<S: Style>(&self, version: i16) -> Result<Value, JsonError>;
+    /// `from_json`, as implementations provide it.
+    fn read_json<S: Style>(value: &Value, version: i16) -> Result<Self, JsonError>;
 }
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// How JSON is written; only Kafka's way exists (see [`Json`] for why this is a type).
+pub trait Style: sealed::Sealed {}
+
+/// Kafka's generated converters' JSON.
+#[derive(Debug)]
+pub enum Kafka {}
+
+impl sealed::Sealed for Kafka {}
+impl Style for Kafka {}
 
 /// Why JSON could not be read (or a message written): what, and in which struct and field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,10 +166,10 @@ fn expected<T>(what: &str, value: &Value) -> Result<T, JsonError> {
 }
 
 impl Json for bool {
-    fn to_json(&self, _: i16) -> Result<Value, JsonError> {
+    fn write_json<S: Style>(&self, _: i16) -> Result<Value, JsonError> {
         Ok(Value::Bool(*self))
     }
-    fn from_json(value: &Value, _: i16) -> Result<Self, JsonError> {
+    fn read_json<S: Style>(value: &Value, _: i16) -> Result<Self, JsonError> {
         value.as_bool().map_or_else(|| expected("a boolean", value), Ok)
     }
 }
@@ -162,10 +189,10 @@ fn integer<T: TryFrom<i64>>(value: &Value, type_name: &str) -> Result<T, JsonErr
 macro_rules! json_int {
     ($($ty:ty),*) => {$(
         impl Json for $ty {
-            fn to_json(&self, _: i16) -> Result<Value, JsonError> {
+            fn write_json<S: Style>(&self, _: i16) -> Result<Value, JsonError> {
                 Ok(Value::from(*self))
             }
-            fn from_json(value: &Value, _: i16) -> Result<Self, JsonError> {
+            fn read_json<S: Style>(value: &Value, _: i16) -> Result<Self, JsonError> {
                 integer(value, stringify!($ty))
             }
         }
@@ -177,7 +204,7 @@ json_int!(i8, i16, u16, i32, u32, i64);
 /// Finite numbers as JSON numbers; NaN and the infinities, which JSON has no number for, as the
 /// tokens Jackson writes for them, quoted.
 impl Json for f64 {
-    fn to_json(&self, _: i16) -> Result<Value, JsonError> {
+    fn write_json<S: Style>(&self, _: i16) -> Result<Value, JsonError> {
         Ok(match serde_json::Number::from_f64(*self) {
             Some(n) => Value::Number(n),
             None if self.is_nan() => Value::from("NaN"),
@@ -185,7 +212,7 @@ impl Json for f64 {
             None => Value::from("-Infinity"),
         })
     }
-    fn from_json(value: &Value, _: i16) -> Result<Self, JsonError> {
+    fn read_json<S: Style>(value: &Value, _: i16) -> Result<Self, JsonError> {
         match value {
             Value::Number(n) => n.as_f64().map_or_else(|| expected("a float64", value), Ok),
             Value::String(s) => match s.as_str() {
@@ -200,20 +227,20 @@ impl Json for f64 {
 }
 
 impl Json for StrBytes {
-    fn to_json(&self, _: i16) -> Result<Value, JsonError> {
+    fn write_json<S: Style>(&self, _: i16) -> Result<Value, JsonError> {
         Ok(Value::from(self.as_str()))
     }
-    fn from_json(value: &Value, _: i16) -> Result<Self, JsonError> {
+    fn read_json<S: Style>(value: &Value, _: i16) -> Result<Self, JsonError> {
         value.as_str().map_or_else(|| expected("a string", value), |s| Ok(StrBytes::from(s)))
     }
 }
 
 /// Bytes as standard, padded base64, as Jackson writes a `BinaryNode`.
 impl Json for Bytes {
-    fn to_json(&self, _: i16) -> Result<Value, JsonError> {
+    fn write_json<S: Style>(&self, _: i16) -> Result<Value, JsonError> {
         Ok(Value::from(STANDARD.encode(self)))
     }
-    fn from_json(value: &Value, _: i16) -> Result<Self, JsonError> {
+    fn read_json<S: Style>(value: &Value, _: i16) -> Result<Self, JsonError> {
         let Some(text) = value.as_str() else { return expected("a base64 string", value) };
         STANDARD.decode(text).map(Bytes::from).map_err(|e| JsonError::new(format!("bad base64: {e}")))
     }
@@ -221,20 +248,20 @@ impl Json for Bytes {
 
 /// Records as Kafka's converters write them (with records serialized): base64 of their bytes.
 impl Json for Records {
-    fn to_json(&self, version: i16) -> Result<Value, JsonError> {
-        self.as_bytes().to_json(version)
+    fn write_json<S: Style>(&self, version: i16) -> Result<Value, JsonError> {
+        self.as_bytes().write_json::<S>(version)
     }
-    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
-        Bytes::from_json(value, version).map(Records::from_bytes)
+    fn read_json<S: Style>(value: &Value, version: i16) -> Result<Self, JsonError> {
+        Bytes::read_json::<S>(value, version).map(Records::from_bytes)
     }
 }
 
 /// Kafka's `Uuid.toString()`: the 16 bytes as URL-safe base64 without padding (22 characters).
 impl Json for Uuid {
-    fn to_json(&self, _: i16) -> Result<Value, JsonError> {
+    fn write_json<S: Style>(&self, _: i16) -> Result<Value, JsonError> {
         Ok(Value::from(URL_SAFE_NO_PAD.encode(self.as_bytes())))
     }
-    fn from_json(value: &Value, _: i16) -> Result<Self, JsonError> {
+    fn read_json<S: Style>(value: &Value, _: i16) -> Result<Self, JsonError> {
         let Some(text) = value.as_str() else { return expected("a uuid string", value) };
         let raw = URL_SAFE_NO_PAD.decode(text).map_err(|e| JsonError::new(format!("bad uuid {text:?}: {e}")))?;
         let raw: [u8; 16] = raw.try_into().map_err(|_| JsonError::new(format!("uuid {text:?} is not 16 bytes")))?;
@@ -244,17 +271,17 @@ impl Json for Uuid {
 
 impl<T: Json> Json for Option<T> {
     #[inline(never)]
-    fn to_json(&self, version: i16) -> Result<Value, JsonError> {
+    fn write_json<S: Style>(&self, version: i16) -> Result<Value, JsonError> {
         match self {
-            Some(v) => v.to_json(version),
+            Some(v) => v.write_json::<S>(version),
             None => Ok(Value::Null),
         }
     }
     #[inline(never)]
-    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
+    fn read_json<S: Style>(value: &Value, version: i16) -> Result<Self, JsonError> {
         match value {
             Value::Null => Ok(None),
-            v => T::from_json(v, version).map(Some),
+            v => T::read_json::<S>(v, version).map(Some),
         }
     }
 }
@@ -267,19 +294,19 @@ fn elements(value: &Value) -> Result<&Vec<Value>, JsonError> {
 // every element type of every schema, and JSON is not a hot path.
 impl<T: Json> Json for Vec<T> {
     #[inline(never)]
-    fn to_json(&self, version: i16) -> Result<Value, JsonError> {
+    fn write_json<S: Style>(&self, version: i16) -> Result<Value, JsonError> {
         let mut out = Vec::with_capacity(self.len());
         for v in self {
-            out.push(v.to_json(version)?);
+            out.push(v.write_json::<S>(version)?);
         }
         Ok(Value::Array(out))
     }
     #[inline(never)]
-    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
+    fn read_json<S: Style>(value: &Value, version: i16) -> Result<Self, JsonError> {
         let items = elements(value)?;
         let mut out = Vec::with_capacity(items.len());
         for v in items {
-            out.push(T::from_json(v, version)?);
+            out.push(T::read_json::<S>(v, version)?);
         }
         Ok(out)
     }
@@ -287,19 +314,19 @@ impl<T: Json> Json for Vec<T> {
 
 impl<T: Fixed + Json> Json for FixedArray<T> {
     #[inline(never)]
-    fn to_json(&self, version: i16) -> Result<Value, JsonError> {
+    fn write_json<S: Style>(&self, version: i16) -> Result<Value, JsonError> {
         let mut out = Vec::with_capacity(self.len());
         for v in self.iter() {
-            out.push(v.to_json(version)?);
+            out.push(v.write_json::<S>(version)?);
         }
         Ok(Value::Array(out))
     }
     #[inline(never)]
-    fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
+    fn read_json<S: Style>(value: &Value, version: i16) -> Result<Self, JsonError> {
         let items = elements(value)?;
         let mut out = Vec::with_capacity(items.len());
         for v in items {
-            out.push(T::from_json(v, version)?);
+            out.push(T::read_json::<S>(v, version)?);
         }
         Ok(FixedArray::from(out))
     }
@@ -308,11 +335,11 @@ impl<T: Fixed + Json> Json for FixedArray<T> {
 macro_rules! json_newtype {
     ($($ty:ident($inner:ty)),*) => {$(
         impl Json for $ty {
-            fn to_json(&self, version: i16) -> Result<Value, JsonError> {
-                self.0.to_json(version)
+            fn write_json<S: Style>(&self, version: i16) -> Result<Value, JsonError> {
+                self.0.write_json::<S>(version)
             }
-            fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
-                <$inner>::from_json(value, version).map($ty)
+            fn read_json<S: Style>(value: &Value, version: i16) -> Result<Self, JsonError> {
+                <$inner>::read_json::<S>(value, version).map($ty)
             }
         }
     )*};

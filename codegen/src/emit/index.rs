@@ -405,11 +405,14 @@ fn emit_kind_enum(
         };
         quote! {
             impl #kind {
-                /// The body's Kafka-style JSON at `version` (see `rt::json`).
+                /// The body's Kafka-style JSON at `version` (see `rt::json`). Inline, so that
+                /// like the converters it is compiled only where it is used.
+                #[inline]
                 pub fn to_json(&self, version: i16) -> Result<rt::json::Value, rt::json::JsonError> {
                     match self { #(#kind::#variants(b) => rt::json::Json::to_json(b, version),)* }
                 }
                 /// Reads a body of API `api_key` at `version` from its JSON.
+                #[inline]
                 pub fn from_json(api_key: ApiKey, value: &rt::json::Value, version: i16) -> Result<Self, rt::json::JsonError> {
                     Ok(match api_key {
                         #(ApiKey::#variants => #kind::#variants(<#bodies as rt::json::Json>::from_json(value, version)?),)*

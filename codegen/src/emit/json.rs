@@ -32,7 +32,7 @@ impl StructCtx<'_> {
             let ident = &p.ident;
             let key = json_key(&p.field.name);
             let put = quote! {
-                #rt::json::put(&mut object, #key, #rt::json::Json::to_json(&self.#ident, version).within_json(Self::NAME, #key)?);
+                #rt::json::put(&mut object, #key, #rt::json::Json::write_json::<S>(&self.#ident, version).within_json(Self::NAME, #key)?);
             };
             // Untagged where it is sent so; tagged only when not at its default.
             let regular = p.regular.branch(put.clone(), quote!());
@@ -58,7 +58,7 @@ impl StructCtx<'_> {
             };
             quote! {
                 #ident: match #rt::json::field(object, #key) {
-                    Some(v) => #rt::json::Json::from_json(v, version).within_json(Self::NAME, #key)?,
+                    Some(v) => #rt::json::Json::read_json::<S>(v, version).within_json(Self::NAME, #key)?,
                     #none
                 },
             }
@@ -73,10 +73,10 @@ impl StructCtx<'_> {
         };
         quote! {
             impl #rt::json::Json for #ty {
-                // Never inlined: JSON is not a hot path, and inlining nested structs into their
-                // parents' array loops would cost compile time for nothing.
+                // Generic (see `rt::json::Json`), so compiled only where used; never inlined:
+                // JSON is not a hot path.
                 #[inline(never)]
-                fn to_json(&self, version: i16) -> Result<#rt::json::Value, #rt::json::JsonError> {
+                fn write_json<S: #rt::json::Style>(&self, version: i16) -> Result<#rt::json::Value, #rt::json::JsonError> {
                     use #rt::json::JsonWithin as _;
                     #check
                     let mut object = #rt::json::Map::new();
@@ -85,7 +85,7 @@ impl StructCtx<'_> {
                     Ok(#rt::json::Value::Object(object))
                 }
                 #[inline(never)]
-                fn from_json(value: &#rt::json::Value, version: i16) -> Result<Self, #rt::json::JsonError> {
+                fn read_json<S: #rt::json::Style>(value: &#rt::json::Value, version: i16) -> Result<Self, #rt::json::JsonError> {
                     use #rt::json::JsonWithin as _;
                     #check
                     let object = #rt::json::object(value)?;
