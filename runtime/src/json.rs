@@ -312,23 +312,15 @@ impl<T: Json> Json for Vec<T> {
     }
 }
 
+/// As a `Vec` of its values (a copy: JSON is not a hot path, and one loop serves both).
 impl<T: Fixed + Json> Json for FixedArray<T> {
     #[inline(never)]
     fn write_json<S: Style>(&self, version: i16) -> Result<Value, JsonError> {
-        let mut out = Vec::with_capacity(self.len());
-        for v in self.iter() {
-            out.push(v.write_json::<S>(version)?);
-        }
-        Ok(Value::Array(out))
+        self.to_vec().write_json::<S>(version)
     }
     #[inline(never)]
     fn read_json<S: Style>(value: &Value, version: i16) -> Result<Self, JsonError> {
-        let items = elements(value)?;
-        let mut out = Vec::with_capacity(items.len());
-        for v in items {
-            out.push(T::read_json::<S>(v, version)?);
-        }
-        Ok(FixedArray::from(out))
+        Vec::<T>::read_json::<S>(value, version).map(FixedArray::from)
     }
 }
 
