@@ -82,14 +82,14 @@ impl Options {
     /// The `generate` command that reproduces this output, for file headers.
     fn command_line(&self) -> String {
         let mut command = cli_command(&self.schemas, &self.out, &self.runtime_path, &self.apis);
-        if self.unstable_versions {
-            command.push_str(" --unstable-versions");
-        }
-        if self.plain_types {
-            command.push_str(" --plain-types");
-        }
-        if self.json {
-            command.push_str(" --json");
+        let flags = [
+            (self.unstable_versions, "--unstable-versions"),
+            (self.plain_types, "--plain-types"),
+            (self.json, "--json"),
+        ];
+        for (_, flag) in flags.iter().filter(|(on, _)| *on) {
+            command.push(' ');
+            command.push_str(flag);
         }
         command
     }

@@ -167,15 +167,3 @@ int_entity! {
     /// A producer's id (`entityType: producerId`); Kafka uses -1 for "none".
     ProducerId(i64);
 }
-
-impl Fixed for crate::error_code::ErrorCode {
-    const SIZE: usize = 2;
-    #[inline(always)]
-    fn write_be(self, out: &mut [u8]) {
-        self.0.write_be(out)
-    }
-    #[inline(always)]
-    fn read_be(raw: &[u8]) -> Self {
-        crate::error_code::ErrorCode(i16::read_be(raw))
-    }
-}

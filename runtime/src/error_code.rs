@@ -124,3 +124,16 @@ impl fmt::Display for ErrorCode {
 }
 
 impl std::error::Error for ErrorCode {}
+
+/// Read and written as the `i16` it is, also inside fixed-width runs of fields.
+impl crate::fixed_array::Fixed for ErrorCode {
+    const SIZE: usize = 2;
+    #[inline(always)]
+    fn write_be(self, out: &mut [u8]) {
+        self.0.write_be(out)
+    }
+    #[inline(always)]
+    fn read_be(raw: &[u8]) -> Self {
+        ErrorCode(i16::read_be(raw))
+    }
+}

@@ -119,7 +119,7 @@ impl<T> JsonWithin<T> for Result<T, JsonError> {
 
 /// The object a struct is read from.
 pub fn object(value: &Value) -> Result<&Map<String, Value>, JsonError> {
-    value.as_object().ok_or_else(|| JsonError::new(format!("expected a JSON object, found {}", kind(value))))
+    value.as_object().map_or_else(|| expected("a JSON object", value), Ok)
 }
 
 /// Adds `value` under `key`: what generated `to_json` calls for each field it writes. Not

@@ -17,42 +17,18 @@ pub enum Cond {
 impl Cond {
     /// The test for `range` given that `version` is known to lie in `within`.
     pub fn new(range: Option<Versions>, within: Versions) -> Cond {
-        let Some(range) = range else { return Cond::Never };
-        let Some(hit) = range.intersect(&within) else { return Cond::Never };
-        let low = (hit.min > within.min).then(|| {
-            let v = Literal::i16_unsuffixed(hit.min);
-            quote!(version >= #v)
-        });
-        let high = (hit.max < within.max).then(|| {
-            let v = Literal::i16_unsuffixed(hit.max);
-            quote!(version <= #v)
-        });
-        match (low, high) {
-            (None, None) => Cond::Always,
-            (Some(l), None) => Cond::Test(l),
-            (None, Some(h)) => Cond::Test(h),
-            (Some(l), Some(h)) => Cond::Test(quote!(#l && #h)),
+        match range.and_then(|r| r.intersect(&within)) {
+            None => Cond::Never,
+            Some(hit) => bounds(hit, within, quote!(>=), quote!(<=), |l, h| quote!(#l && #h)).unwrap_or(Cond::Always),
         }
     }
 
     /// The test for "outside `range`" given that `version` lies in `within`: where a field
     /// does not exist. Written as comparisons (`version < 3 || version > 7`), never `!(..)`.
     pub fn outside(range: Versions, within: Versions) -> Cond {
-        let Some(hit) = range.intersect(&within) else { return Cond::Always };
-        let below = (hit.min > within.min).then(|| {
-            let v = Literal::i16_unsuffixed(hit.min);
-            quote!(version < #v)
-        });
-        let above = (hit.max < within.max).then(|| {
-            let v = Literal::i16_unsuffixed(hit.max);
-            quote!(version > #v)
-        });
-        match (below, above) {
-            (None, None) => Cond::Never,
-            (Some(b), None) => Cond::Test(b),
-            (None, Some(a)) => Cond::Test(a),
-            // Parenthesised: it is only ever used as the left side of `&&`.
-            (Some(b), Some(a)) => Cond::Test(quote!((#b || #a))),
+        match range.intersect(&within) {
+            None => Cond::Always,
+            Some(hit) => bounds(hit, within, quote!(<), quote!(>), |b, a| quote!((#b || #a))).unwrap_or(Cond::Never),
         }
     }
 
@@ -96,5 +72,31 @@ impl Cond {
             Cond::Never => otherwise,
             Cond::Test(t) => quote!(if #t { #then } else { #otherwise }),
         }
+    }
+}
+
+/// The comparisons that cut `hit` out of `within`: `version <low> hit.min` where `hit` starts
+/// later, `version <high> hit.max` where it ends earlier, both together by `join` (`outside`
+/// parenthesises its `||`, as it is only ever an operand of `&&`); `None` when `hit` is all of
+/// `within`.
+fn bounds(
+    hit: Versions,
+    within: Versions,
+    low: TokenStream,
+    high: TokenStream,
+    join: impl FnOnce(TokenStream, TokenStream) -> TokenStream,
+) -> Option<Cond> {
+    let below = (hit.min > within.min).then(|| {
+        let v = Literal::i16_unsuffixed(hit.min);
+        quote!(version #low #v)
+    });
+    let above = (hit.max < within.max).then(|| {
+        let v = Literal::i16_unsuffixed(hit.max);
+        quote!(version #high #v)
+    });
+    match (below, above) {
+        (None, None) => None,
+        (Some(t), None) | (None, Some(t)) => Some(Cond::Test(t)),
+        (Some(b), Some(a)) => Some(Cond::Test(join(b, a))),
     }
 }

@@ -292,11 +292,12 @@ impl StructCtx<'_> {
             return work;
         }
         // Where the field does not exist at all, it must hold its default.
-        let absent = Cond::outside(p.field.versions, self.within);
-        let check = match absent {
+        let check = match Cond::outside(p.field.versions, self.within) {
             Cond::Never => quote!(),
-            Cond::Always => quote!(if #test { #fail }),
-            Cond::Test(t) => quote!(if #t && #test { #fail }),
+            absent => {
+                let test = absent.and(test);
+                quote!(if #test { #fail })
+            }
         };
         quote!(#work #check)
     }
