@@ -21,6 +21,8 @@ pub mod checked;
 pub mod config;
 pub mod diagnostics;
 pub mod emit;
+#[cfg(feature = "explain")]
+pub mod explain;
 mod error;
 mod format;
 pub mod ir;

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod cli;
+
 use clap::{Args, Parser, Subcommand};
 use kafka_wire_codegen::{config::cli_command, display_path, Config};
 
@@ -23,6 +25,11 @@ enum Command {
     /// Exit non-zero, listing the differences, if the output folder is not what `generate`
     /// would write.
     Check(Options),
+    /// Decode bytes with the schemas (no generated code: any schema folder works) and show
+    /// what they are, as seed 001 does: every field's name, type, value, offset, size and
+    /// meaning. Exit status 1 when the bytes do not parse (the tree up to the failure is
+    /// printed), 2 when the input cannot be read.
+    Explain(cli::explain::ExplainArgs),
 }
 
 #[derive(Args)]
@@ -105,6 +112,7 @@ fn warn(generated: &kafka_wire_codegen::Generated) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
+        Command::Explain(args) => return args.run(),
         Command::Generate(opts) => opts.config().write().map(|(generated, report)| {
             warn(&generated);
             println!(

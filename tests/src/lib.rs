@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use bytes::{Bytes, BytesMut};
 use kafka_wire_runtime::Message;
 
-pub mod sample;
+pub use kafka_wire_codegen::explain::sample;
 
 /// Generated code for Kafka's `test/` schemas and each `extra/<component>/` folder.
 pub mod corpus {
@@ -27,6 +27,8 @@ pub struct Ops {
     /// message, JSON → message → JSON the same JSON, and the message re-encodes to the bytes.
     /// Returns the JSON text.
     pub json_roundtrip: fn(&[u8], i16) -> Result<String, String>,
+    /// Decode, then `to_json`: the value's JSON and how many bytes the decode used.
+    pub decoded_json: fn(&[u8], i16) -> Result<(serde_json::Value, usize), String>,
 }
 
 /// One schema of the corpus and the generated type for it.
@@ -50,7 +52,22 @@ impl Entry {
 
 /// The `Ops` for a generated type.
 pub const fn ops<T: Message + Debug + kafka_wire_runtime::json::Json>() -> Ops {
-    Ops { roundtrip: roundtrip::<T>, decode: decode::<T>, json_roundtrip: json_roundtrip::<T> }
+    Ops {
+        roundtrip: roundtrip::<T>,
+        decode: decode::<T>,
+        json_roundtrip: json_roundtrip::<T>,
+        decoded_json: decoded_json::<T>,
+    }
+}
+
+fn decoded_json<T: Message + kafka_wire_runtime::json::Json>(
+    bytes: &[u8],
+    version: i16,
+) -> Result<(serde_json::Value, usize), String> {
+    let mut input = Bytes::copy_from_slice(bytes);
+    let value = T::decode(&mut input, version).map_err(|e| format!("decode: {e}"))?;
+    let json = value.to_json(version).map_err(|e| format!("to_json: {e}"))?;
+    Ok((json, bytes.len() - input.len()))
 }
 
 fn json_roundtrip<T: Message + Debug + kafka_wire_runtime::json::Json>(

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Message, Struct, Versions};
+use crate::ir::{DefaultValue, Field, FieldType, Message, Struct, Versions};
 
 /// Which instance to write.
 pub enum Mode {

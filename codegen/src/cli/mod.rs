@@ -1,0 +1,3 @@
+//! The CLI's commands beyond `generate` and `check`, one file each.
+
+pub mod explain;
