@@ -30,6 +30,11 @@ enum Command {
     /// meaning. Exit status 1 when the bytes do not parse (the tree up to the failure is
     /// printed), 2 when the input cannot be read.
     Explain(cli::explain::ExplainArgs),
+    /// Write a protocol reference site: an index of every API (key, versions, flexible,
+    /// deprecated and unstable versions), a page per API with what each version changed, and
+    /// a page per API and version with the bytes of its smallest legal request and response.
+    /// Static files that work from file://.
+    Site(cli::site::SiteArgs),
 }
 
 #[derive(Args)]
@@ -113,6 +118,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Explain(args) => return args.run(),
+        Command::Site(args) => return args.run(),
         Command::Generate(opts) => opts.config().write().map(|(generated, report)| {
             warn(&generated);
             println!(

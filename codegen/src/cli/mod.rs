@@ -1,3 +1,4 @@
 //! The CLI's commands beyond `generate` and `check`, one file each.
 
 pub mod explain;
+pub mod site;

@@ -11,6 +11,7 @@ pub mod interpret;
 pub mod node;
 mod records;
 pub mod recording;
+pub mod site;
 pub mod sample;
 mod tree;
 
