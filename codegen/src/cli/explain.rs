@@ -19,13 +19,14 @@ pub enum Format {
 }
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("side").required(true).args(["request", "response"])))]
+#[command(group(clap::ArgGroup::new("side").args(["request", "response"])))]
 #[command(group(clap::ArgGroup::new("input").args(["hex", "file", "sample"])))]
 pub struct ExplainArgs {
     /// Folder of schema files (*.json); repeat for several.
     #[arg(long = "schemas", value_name = "DIR", default_value = "schemas")]
     schemas: Vec<PathBuf>,
-    /// The bytes are a request.
+    /// The bytes are a request (one of --request and --response is needed, except for a
+    /// recording, whose frames say which they are).
     #[arg(long)]
     request: bool,
     /// The bytes are a response.
@@ -67,6 +68,9 @@ impl ExplainArgs {
 
     fn bytes(&self, schemas: &Schemas) -> Result<Vec<u8>, String> {
         if self.sample {
+            if !self.request && !self.response {
+                return Err("--request or --response is needed".into());
+            }
             let api = self.api.as_deref().ok_or("--sample needs --api")?;
             let msg = schemas.find(self.side(), api).ok_or_else(|| format!("no schema for API {api}"))?;
             let version = self.version.unwrap_or(msg.valid_versions.max);
@@ -113,6 +117,9 @@ impl ExplainArgs {
         let style = Style { sample: self.sample };
         if let Some(entries) = recording::read(&bytes).map_err(|e| e.to_string())? {
             return recording::explain(&schemas, &entries, style).map_err(|e| e.to_string());
+        }
+        if !self.request && !self.response {
+            return Err("--request or --response is needed".into());
         }
         let mut all = Vec::new();
         let mut at = 0;

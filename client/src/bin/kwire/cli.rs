@@ -50,6 +50,9 @@ pub enum Command {
     /// Throughput and latency tests.
     #[command(subcommand)]
     Perf(PerfCommand),
+    /// A live decoding proxy for modern Kafka traffic: forwards bytes both ways and prints
+    /// every request and response, decoded.
+    Tap(crate::tap::TapArgs),
 }
 
 #[derive(Debug, Args)]

@@ -26,6 +26,7 @@ pub async fn run(cli: Cli) -> CmdResult {
         Command::Topics(t) => crate::admin::topics(&cli.cluster, t.command.unwrap_or(TopicsCommand::List)).await,
         Command::Zk(c) => crate::admin::zk(&cli.cluster, c).await,
         Command::Perf(p) => crate::perf::run(&cli.cluster, p).await,
+        Command::Tap(t) => crate::tap::run(t).await,
     }
 }
 

@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod perf;
 mod progress;
+mod tap;
 
 use std::process::ExitCode;
 
