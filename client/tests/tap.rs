@@ -158,11 +158,15 @@ fn bytes_pass_unchanged_and_undecodable_frames_are_reported() {
     let mut quitter = TcpStream::connect(tap.addr()).unwrap();
     quitter.write_all(&request[..6]).unwrap();
     drop(quitter);
-    tap.wait_for("the second connection's end", |_, err| err.iter().any(|l| l.contains("conn 2 ") && l.contains("ended")));
+    tap.wait_for("the second connection's end", |_, err| {
+        err.iter().any(|l| l.contains("conn 2 ") && l.contains("ended"))
+    });
     let mut again = TcpStream::connect(tap.addr()).unwrap();
     again.write_all(&request).unwrap();
     // The scripted upstream has no more answers: it closes, and the tap says so.
-    tap.wait_for("the third connection's end", |_, err| err.iter().any(|l| l.contains("conn 3 ") && l.contains("upstream disconnected")));
+    tap.wait_for("the third connection's end", |_, err| {
+        err.iter().any(|l| l.contains("conn 3 ") && l.contains("upstream disconnected"))
+    });
     drop(client);
 }
 
@@ -260,7 +264,12 @@ fn kafka_python_through_the_tap_to_tansu() {
     let tap = Tap::start(&tansu.addr().to_string(), &["--record", recording_path.to_str().unwrap()]);
     let run = Command::new(python).arg("-c").arg(CLIENT).arg(tap.addr()).output().unwrap();
     let log = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "kafka-python failed: {}\n{}", &log[log.len().saturating_sub(3000)..], tansu.log_tail());
+    assert!(
+        run.status.success(),
+        "kafka-python failed: {}\n{}",
+        &log[log.len().saturating_sub(3000)..],
+        tansu.log_tail()
+    );
     let summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(summary["consumed"], 21, "{summary}");
     assert_eq!(summary["first"][0], "value-0");
@@ -268,7 +277,19 @@ fn kafka_python_through_the_tap_to_tansu() {
 
     // Every request kafka-python sent is one the tap saw, by API and version.
     let sent = client_requests(&log);
-    for api in ["ApiVersions", "Metadata", "CreateTopics", "Produce", "FindCoordinator", "JoinGroup", "SyncGroup", "Fetch", "OffsetCommit", "OffsetFetch", "ListOffsets"] {
+    for api in [
+        "ApiVersions",
+        "Metadata",
+        "CreateTopics",
+        "Produce",
+        "FindCoordinator",
+        "JoinGroup",
+        "SyncGroup",
+        "Fetch",
+        "OffsetCommit",
+        "OffsetFetch",
+        "ListOffsets",
+    ] {
         assert!(sent.keys().any(|(a, _)| a == api), "kafka-python sent no {api}: {sent:?}");
     }
     tap.wait_for("every request of kafka-python", |out, err| tap_requests(out, err) == sent);

@@ -21,9 +21,9 @@ pub mod checked;
 pub mod config;
 pub mod diagnostics;
 pub mod emit;
+mod error;
 #[cfg(feature = "explain")]
 pub mod explain;
-mod error;
 mod format;
 pub mod ir;
 mod locate;

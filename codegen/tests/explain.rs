@@ -59,7 +59,15 @@ fn seed_tree(name: &str) -> String {
 #[test]
 fn sample_request_frame_is_seed_001s_tree() {
     let out = cli(&[
-        "explain", "--schemas", "schemas", "--request", "--api", "BrokerRegistration", "--version", "4", "--sample",
+        "explain",
+        "--schemas",
+        "schemas",
+        "--request",
+        "--api",
+        "BrokerRegistration",
+        "--version",
+        "4",
+        "--sample",
         "--frame",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -74,7 +82,15 @@ fn sample_request_frame_is_seed_001s_tree() {
 #[test]
 fn sample_response_frame_is_seed_001s_tree() {
     let out = cli(&[
-        "explain", "--schemas", "schemas", "--response", "--api", "BrokerRegistration", "--version", "4", "--sample",
+        "explain",
+        "--schemas",
+        "schemas",
+        "--response",
+        "--api",
+        "BrokerRegistration",
+        "--version",
+        "4",
+        "--sample",
         "--frame",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -105,7 +121,19 @@ fn a_request_frame_from_hex_needs_no_api_or_version() {
 fn truncated_bytes_show_the_tree_up_to_the_failure_and_exit_1() {
     // Cut inside the IncarnationId uuid (which starts at 0x14).
     let cut = &SEED_REQUEST_HEX[..(0x18 * 2)];
-    let out = cli(&["explain", "--schemas", "schemas", "--request", "--api", "62", "--version", "4", "--frame", "--hex", cut]);
+    let out = cli(&[
+        "explain",
+        "--schemas",
+        "schemas",
+        "--request",
+        "--api",
+        "62",
+        "--version",
+        "4",
+        "--frame",
+        "--hex",
+        cut,
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let text = stdout(&out);
     assert!(text.contains("ClusterId string = \"\" (compact, len+1=1) [0x0013, 1B]"), "{text}");
@@ -115,7 +143,18 @@ fn truncated_bytes_show_the_tree_up_to_the_failure_and_exit_1() {
 
     // Inside the frame's size, the body runs short: the failure names the field and offset.
     let body_cut = &SEED_REQUEST_HEX[8..(0x18 * 2)];
-    let out = cli(&["explain", "--schemas", "schemas", "--request", "--api", "62", "--version", "4", "--hex", &body_cut[22..]]);
+    let out = cli(&[
+        "explain",
+        "--schemas",
+        "schemas",
+        "--request",
+        "--api",
+        "62",
+        "--version",
+        "4",
+        "--hex",
+        &body_cut[22..],
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(text.contains("IncarnationId"), "{text}");
@@ -134,7 +173,18 @@ fn unknown_apis_and_unreadable_input_exit_2() {
 #[test]
 fn produce_records_are_explained_batch_by_batch() {
     let messages = kafka_messages();
-    let out = cli(&["explain", "--schemas", &messages, "--request", "--api", "Produce", "--version", "9", "--sample", "--frame"]);
+    let out = cli(&[
+        "explain",
+        "--schemas",
+        &messages,
+        "--request",
+        "--api",
+        "Produce",
+        "--version",
+        "9",
+        "--sample",
+        "--frame",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = stdout(&out);
     for want in [
@@ -153,7 +203,15 @@ fn produce_records_are_explained_batch_by_batch() {
 #[test]
 fn json_and_html_formats() {
     let args = [
-        "explain", "--schemas", "schemas", "--request", "--api", "BrokerRegistration", "--version", "4", "--sample",
+        "explain",
+        "--schemas",
+        "schemas",
+        "--request",
+        "--api",
+        "BrokerRegistration",
+        "--version",
+        "4",
+        "--sample",
         "--frame",
     ];
     let json = cli(&[&args[..], &["--format", "json"]].concat());

@@ -28,8 +28,11 @@ pub struct Ops {
     /// Returns the JSON text.
     pub json_roundtrip: fn(&[u8], i16) -> Result<String, String>,
     /// Decode, then `to_json`: the value's JSON and how many bytes the decode used.
-    pub decoded_json: fn(&[u8], i16) -> Result<(serde_json::Value, usize), String>,
+    pub decoded_json: fn(&[u8], i16) -> Result<DecodedJson, String>,
 }
+
+/// A decoded value's JSON and how many bytes the decode used.
+pub type DecodedJson = (serde_json::Value, usize);
 
 /// One schema of the corpus and the generated type for it.
 pub struct Entry {
@@ -63,7 +66,7 @@ pub const fn ops<T: Message + Debug + kafka_wire_runtime::json::Json>() -> Ops {
 fn decoded_json<T: Message + kafka_wire_runtime::json::Json>(
     bytes: &[u8],
     version: i16,
-) -> Result<(serde_json::Value, usize), String> {
+) -> Result<DecodedJson, String> {
     let mut input = Bytes::copy_from_slice(bytes);
     let value = T::decode(&mut input, version).map_err(|e| format!("decode: {e}"))?;
     let json = value.to_json(version).map_err(|e| format!("to_json: {e}"))?;

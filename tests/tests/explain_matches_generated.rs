@@ -30,7 +30,9 @@ fn interpreter_reads_what_generated_code_reads() {
                 let body = explain_body(&msg, v, &bytes, 0, Style::default());
                 let name = format!("{}/{} v{v}", entry.set, entry.name);
                 match body.json {
-                    Err(fail) => failures.push(format!("{name}: interpreter: {fail}\n  bytes: {}", hex::encode(&bytes))),
+                    Err(fail) => {
+                        failures.push(format!("{name}: interpreter: {fail}\n  bytes: {}", hex::encode(&bytes)))
+                    }
                     Ok(json) if json != expected => failures.push(format!(
                         "{name}: values differ\n  generated:   {expected}\n  interpreter: {json}\n  bytes: {}",
                         hex::encode(&bytes)

@@ -171,11 +171,13 @@ impl ExplainArgs {
 
 fn decode_hex(digits: &str) -> Result<Vec<u8>, String> {
     let digits = digits.strip_prefix("0x").unwrap_or(digits);
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("--hex has an odd number of digits ({})", digits.len()));
     }
     (0..digits.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| format!("--hex: {:?} is not hex", &digits[i..i + 2])))
+        .map(|i| {
+            u8::from_str_radix(&digits[i..i + 2], 16).map_err(|_| format!("--hex: {:?} is not hex", &digits[i..i + 2]))
+        })
         .collect()
 }

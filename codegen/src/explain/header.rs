@@ -44,13 +44,15 @@ pub(super) fn request_header(tree: &mut Tree<'_>, version: i16, api_name: &str) 
     tree.path.push("RequestHeader".into());
     let mut json = Map::new();
     let about = |s: &str| Some(s.to_string());
-    let key = tree.leaf_with("request_api_key", "int16", about("numeric id of the API being invoked"), Tree::i16, |k| {
-        format!("{k} ({api_name})")
-    })?;
+    let key =
+        tree.leaf_with("request_api_key", "int16", about("numeric id of the API being invoked"), Tree::i16, |k| {
+            format!("{k} ({api_name})")
+        })?;
     json.insert("requestApiKey".into(), key.into());
-    let v = tree.leaf_with("request_api_version", "int16", about("version of the API being invoked"), Tree::i16, |v| {
-        v.to_string()
-    })?;
+    let v =
+        tree.leaf_with("request_api_version", "int16", about("version of the API being invoked"), Tree::i16, |v| {
+            v.to_string()
+        })?;
     json.insert("requestApiVersion".into(), v.into());
     let about_corr = about("echoed back by the broker in the response");
     let c = tree.leaf_with("correlation_id", "int32", about_corr, Tree::i32, i32::to_string)?;
@@ -102,9 +104,17 @@ fn header_tags(tree: &mut Tree<'_>) -> Result<(), Fail> {
     tree.region = Region::TaggedFields;
     tree.open("tagged_fields", "uvarint", Some("number of tagged fields in the header".into()));
     let count = tree.uvarint()?;
+    let mut seen = Vec::new();
     for _ in 0..count {
         let tag = tree.leaf_with("tag", "uvarint", None, Tree::uvarint, u32::to_string)?;
+        if seen.contains(&tag) {
+            return Err(tree.fail(format!("tag {tag} appears twice")));
+        }
+        seen.push(tag);
         let size = tree.leaf_with("size", "uvarint", None, Tree::uvarint, u32::to_string)?;
+        if size as usize > tree.remaining() {
+            return Err(tree.fail(format!("tagged field {tag} declares {size} bytes, {} left", tree.remaining())));
+        }
         let start = tree.pos;
         let data = tree.take(size as usize)?;
         let about = Some("no header field has this tag; raw bytes".to_string());

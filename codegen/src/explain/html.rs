@@ -96,13 +96,7 @@ pub fn section(e: &Explained, schema: Option<&str>, id: &str) -> String {
     let header = e.header_version.map(|h| format!(", {side} header v{h}")).unwrap_or_default();
     let mut out = format!("<section class=\"message {side}\" id=\"{id}\">\n");
     let name = e.root.label.as_str();
-    let _ = writeln!(
-        out,
-        "<h3>{} v{}{header}, {} bytes on the wire</h3>",
-        escape(name),
-        e.version,
-        e.bytes.len()
-    );
+    let _ = writeln!(out, "<h3>{} v{}{header}, {} bytes on the wire</h3>", escape(name), e.version, e.bytes.len());
     out.push_str(&legend(e.side));
     // Lines first, so that each byte can name the deepest node that holds it.
     let mut lines = Vec::new();

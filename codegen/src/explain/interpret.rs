@@ -181,7 +181,9 @@ impl<'a> Walk<'a> {
                 |s| s.to_string(),
             )? as usize;
             if size > self.tree.remaining() {
-                return Err(self.tree.fail(format!("tagged field {tag} declares {size} bytes, {} left", self.tree.remaining())));
+                return Err(self
+                    .tree
+                    .fail(format!("tagged field {tag} declares {size} bytes, {} left", self.tree.remaining())));
             }
             if seen.contains(&tag) {
                 return Err(self.tree.fail(format!("tag {tag} appears twice")));
@@ -195,7 +197,9 @@ impl<'a> Walk<'a> {
                     let value = self.read_field(f, true)?;
                     if self.tree.pos != self.tree.end {
                         let used = size - self.tree.remaining();
-                        return Err(self.tree.fail(format!("tagged field {tag} declared {size} bytes but used {used}")));
+                        return Err(self
+                            .tree
+                            .fail(format!("tagged field {tag} declared {size} bytes but used {used}")));
                     }
                     self.tree.end = saved_end;
                     json[i] = (!self.is_default(f, &value)).then_some(value);
@@ -265,12 +269,15 @@ impl<'a> Walk<'a> {
                 Ok(Value::from(n))
             }
             FieldType::Bool => {
+                // Any non-zero byte is true, as Kafka reads it.
                 let b = self.tree.i8()?;
-                if b != 0 && b != 1 {
-                    return Err(self.tree.fail(format!("{b} is not a boolean")));
-                }
-                self.tree.leaf(start, label, &t, (b == 1).to_string(), about);
-                Ok(Value::Bool(b == 1))
+                let shown = match b {
+                    0 => "false".to_string(),
+                    1 => "true".to_string(),
+                    other => format!("true (byte {other})"),
+                };
+                self.tree.leaf(start, label, &t, shown, about);
+                Ok(Value::Bool(b != 0))
             }
             FieldType::Float64 => {
                 let f = f64::from_bits(u64::from_be_bytes(self.tree.array()?));
@@ -370,6 +377,7 @@ impl<'a> Walk<'a> {
 
     /// A string or bytes length: `(Some(len) or None for null, the raw prefix)`.
     fn length(&mut self, compact: bool, wide: bool, nullable: bool) -> Result<(Option<usize>, i64), Fail> {
+        let start = self.tree.pos;
         let raw: i64 = if compact {
             i64::from(self.tree.uvarint()?)
         } else if wide {
@@ -379,13 +387,19 @@ impl<'a> Walk<'a> {
         };
         let len = if compact { raw - 1 } else { raw };
         if len == -1 {
-            return if nullable { Ok((None, raw)) } else { Err(self.tree.fail("null, and not nullable at this version")) };
+            return if nullable {
+                Ok((None, raw))
+            } else {
+                Err(self.tree.fail_at(start, "null, and not nullable at this version"))
+            };
         }
         if len < -1 {
-            return Err(self.tree.fail(format!("invalid length {len}")));
+            return Err(self.tree.fail_at(start, format!("invalid length {len}")));
         }
         if len as u64 > self.tree.remaining() as u64 {
-            return Err(self.tree.fail(format!("length {len} exceeds the {} bytes left", self.tree.remaining())));
+            return Err(self
+                .tree
+                .fail_at(start, format!("length {len} exceeds the {} bytes left", self.tree.remaining())));
         }
         Ok((Some(len as usize), raw))
     }
@@ -393,7 +407,8 @@ impl<'a> Walk<'a> {
     /// An array's length node (`length int32 = 1` or `length uvarint = 2 (compact, n+1)`).
     fn array_length(&mut self, compact: bool, nullable: bool, min: usize) -> Result<(Option<usize>, i64), Fail> {
         let start = self.tree.pos;
-        let (raw, ty) = if compact { (i64::from(self.tree.uvarint()?), "uvarint") } else { (i64::from(self.tree.i32()?), "int32") };
+        let (raw, ty) =
+            if compact { (i64::from(self.tree.uvarint()?), "uvarint") } else { (i64::from(self.tree.i32()?), "int32") };
         let n = if compact { raw - 1 } else { raw };
         let (shown, about) = match n {
             -1 if compact => (format!("{raw} (compact, null)"), "null array".to_string()),
@@ -411,28 +426,42 @@ impl<'a> Walk<'a> {
         };
         if n == -1 {
             if !nullable {
-                return Err(self.tree.fail("null array, and not nullable at this version"));
+                return Err(self.tree.fail_at(start, "null array, and not nullable at this version"));
             }
             self.tree.leaf(start, "length", ty, shown, Some(about));
             return Ok((None, raw));
         }
         if n < -1 {
-            return Err(self.tree.fail(format!("invalid array length {n}")));
+            return Err(self.tree.fail_at(start, format!("invalid array length {n}")));
         }
         if (n as u64).saturating_mul(min.max(1) as u64) > self.tree.remaining() as u64 {
-            return Err(self.tree.fail(format!("{n} elements cannot fit in the {} bytes left", self.tree.remaining())));
+            return Err(self
+                .tree
+                .fail_at(start, format!("{n} elements cannot fit in the {} bytes left", self.tree.remaining())));
         }
         self.tree.leaf(start, "length", ty, shown, Some(about));
         Ok((Some(n as usize), raw))
     }
 
-    fn read_records(&mut self, label: &str, nullable: bool, compact: bool, about: Option<String>) -> Result<Value, Fail> {
+    fn read_records(
+        &mut self,
+        label: &str,
+        nullable: bool,
+        compact: bool,
+        about: Option<String>,
+    ) -> Result<Value, Fail> {
         self.tree.open(label, "records", about);
         let start = self.tree.pos;
         let (len, raw) = self.length(compact, true, nullable)?;
         let shown = if compact { format!("{raw} (compact, len+1)") } else { raw.to_string() };
         let Some(len) = len else {
-            self.tree.leaf(start, "length", if compact { "uvarint" } else { "int32" }, shown, Some("null records".into()));
+            self.tree.leaf(
+                start,
+                "length",
+                if compact { "uvarint" } else { "int32" },
+                shown,
+                Some("null records".into()),
+            );
             self.tree.close(Some("null".into()));
             return Ok(Value::Null);
         };

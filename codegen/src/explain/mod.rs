@@ -9,10 +9,10 @@ mod header;
 pub mod html;
 pub mod interpret;
 pub mod node;
-mod records;
 pub mod recording;
-pub mod site;
+mod records;
 pub mod sample;
+pub mod site;
 mod tree;
 
 use std::path::{Path, PathBuf};
@@ -179,7 +179,9 @@ pub fn explain(schemas: &Schemas, input: &Input<'_>) -> Result<Explained, InputE
         _ => (None, None),
     };
     let msg = match (input.api, api_key) {
-        (Some(api), _) => schemas.find(input.side, api).ok_or_else(|| InputError(format!("no {side_name} schema for API {api}")))?,
+        (Some(api), _) => {
+            schemas.find(input.side, api).ok_or_else(|| InputError(format!("no {side_name} schema for API {api}")))?
+        }
         (None, Some(key)) => schemas
             .by_key(input.side, key)
             .ok_or_else(|| InputError(format!("the frame's API key {key} has no {side_name} schema here")))?,

@@ -85,9 +85,13 @@ fn batch_v2(tree: &mut Tree<'_>, index: usize) -> Result<(), Fail> {
     int_leaf(tree, "magic", "int8", "record format version", Tree::i8)?;
     let whole = tree.bytes_between(start, end);
     let crc = crc_note(whole);
-    tree.leaf_with("crc", "uint32", Some("CRC-32C of the bytes from attributes on".into()), |t| t.array::<4>(), |b| {
-        format!("0x{:08x} {crc}", u32::from_be_bytes(*b))
-    })?;
+    tree.leaf_with(
+        "crc",
+        "uint32",
+        Some("CRC-32C of the bytes from attributes on".into()),
+        |t| t.array::<4>(),
+        |b| format!("0x{:08x} {crc}", u32::from_be_bytes(*b)),
+    )?;
     let attributes = tree.leaf_with("attributes", "int16", None, Tree::i16, |a| attributes_v2(*a))?;
     int_leaf(tree, "lastOffsetDelta", "int32", "", Tree::i32)?;
     int_leaf(tree, "baseTimestamp", "int64", "", Tree::i64)?;
@@ -103,7 +107,8 @@ fn batch_v2(tree: &mut Tree<'_>, index: usize) -> Result<(), Fail> {
         let at = tree.pos;
         let compressed = tree.take(tree.remaining())?;
         let plain = decompress_within(tree, codec, 2, compressed)?;
-        let about = format!("{} compressed, {} bytes decompressed (offsets below are in them)", codec_name(codec), plain.len());
+        let about =
+            format!("{} compressed, {} bytes decompressed (offsets below are in them)", codec_name(codec), plain.len());
         let mut node = Node::new("compressed records", "bytes", tree.offset() - compressed.len(), Region::RecordBatch);
         node.size = tree.pos - at;
         node.value = Some(format!("{} bytes", compressed.len()));
@@ -215,9 +220,13 @@ fn legacy_entry(tree: &mut Tree<'_>, index: usize, magic: u8) -> Result<(), Fail
     let saved_end = tree.end;
     tree.end = end;
     let crc = crc_note(tree.bytes_between(start, end));
-    tree.leaf_with("crc", "uint32", Some("CRC-32 of the bytes from magic on".into()), |t| t.array::<4>(), |b| {
-        format!("0x{:08x} {crc}", u32::from_be_bytes(*b))
-    })?;
+    tree.leaf_with(
+        "crc",
+        "uint32",
+        Some("CRC-32 of the bytes from magic on".into()),
+        |t| t.array::<4>(),
+        |b| format!("0x{:08x} {crc}", u32::from_be_bytes(*b)),
+    )?;
     int_leaf(tree, "magic", "int8", "message format version", Tree::i8)?;
     let attributes = tree.leaf_with("attributes", "int8", None, Tree::i8, |a| {
         let time = if magic == 1 && a & 8 != 0 { ", LogAppendTime" } else { "" };

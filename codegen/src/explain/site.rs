@@ -104,7 +104,8 @@ fn index(apis: &[Api<'_>]) -> String {
 }
 
 fn api_history(api: &Api<'_>) -> String {
-    let mut s = format!("<nav><a href=\"index.html\">index</a></nav>\n<h1>{} (key {})</h1>\n", escape(api.name), api.key);
+    let mut s =
+        format!("<nav><a href=\"index.html\">index</a></nav>\n<h1>{} (key {})</h1>\n", escape(api.name), api.key);
     for msg in [api.request, api.response] {
         let _ = writeln!(
             s,
@@ -119,7 +120,8 @@ fn api_history(api: &Api<'_>) -> String {
         for v in msg.valid_versions.min..=msg.valid_versions.max {
             let changes = version_changes(msg, v);
             let link = format!("<a href=\"{}\">v{v}</a>", version_page(api.name, v));
-            let text = if changes.is_empty() { "no field added, removed or changed".to_string() } else { changes.join("; ") };
+            let text =
+                if changes.is_empty() { "no field added, removed or changed".to_string() } else { changes.join("; ") };
             let _ = writeln!(s, "<li>{link}: {}</li>", escape(&text));
         }
         s.push_str("</ul>\n");
@@ -206,12 +208,23 @@ fn version_html(schemas: &Schemas, api: &Api<'_>, version: i16) -> String {
             continue;
         }
         let bytes = sample_bytes(msg, version, side, true);
-        let input = Input { side, api: Some(api.name), version: Some(version), frame: true, bytes: &bytes, style: Style { sample: true } };
+        let input = Input {
+            side,
+            api: Some(api.name),
+            version: Some(version),
+            frame: true,
+            bytes: &bytes,
+            style: Style { sample: true },
+        };
         match explain(schemas, &input) {
             Ok(e) => {
                 let word = if side == Side::Request { "Request" } else { "Response" };
                 let _ = writeln!(sections, "<h2>{word}</h2>");
-                headers.push(format!("{} v{}", if side == Side::Request { "req" } else { "resp" }, e.header_version.unwrap_or(0)));
+                headers.push(format!(
+                    "{} v{}",
+                    if side == Side::Request { "req" } else { "resp" },
+                    e.header_version.unwrap_or(0)
+                ));
                 sizes.push((format!("{word} size"), format!("{} bytes", e.bytes.len())));
                 let schema = schemas.schema_text(msg);
                 sections.push_str(&section(&e, schema.as_deref(), if side == Side::Request { "req" } else { "resp" }));
@@ -231,7 +244,11 @@ fn version_html(schemas: &Schemas, api: &Api<'_>, version: i16) -> String {
     } else {
         format!("Version {version} is not a flexible version: strings carry int16 lengths, arrays and bytes int32 lengths, and there are no tagged fields.")
     };
-    let mut nav = format!("<nav><a href=\"index.html\">index</a><a href=\"{}\">{} versions</a>", api_page(api.name), escape(api.name));
+    let mut nav = format!(
+        "<nav><a href=\"index.html\">index</a><a href=\"{}\">{} versions</a>",
+        api_page(api.name),
+        escape(api.name)
+    );
     let range = api.request.valid_versions;
     if version > range.min {
         let _ = write!(nav, "<a href=\"{}\">v{}</a>", version_page(api.name, version - 1), version - 1);

@@ -52,7 +52,12 @@ impl<'d> Tree<'d> {
     }
 
     pub(super) fn fail(&self, message: impl Into<String>) -> Fail {
-        Fail { offset: self.offset(), path: self.path.join("."), message: message.into() }
+        self.fail_at(self.pos, message)
+    }
+
+    /// A failure of what started at position `start` (a length prefix already read, say).
+    pub(super) fn fail_at(&self, start: usize, message: impl Into<String>) -> Fail {
+        Fail { offset: self.base + start, path: self.path.join("."), message: message.into() }
     }
 
     /// Starts a node here.
@@ -90,7 +95,14 @@ impl<'d> Tree<'d> {
     }
 
     /// A node for the bytes from `start` (a position) to here.
-    pub(super) fn leaf(&mut self, start: usize, label: impl Into<String>, ty: &str, value: String, about: Option<String>) {
+    pub(super) fn leaf(
+        &mut self,
+        start: usize,
+        label: impl Into<String>,
+        ty: &str,
+        value: String,
+        about: Option<String>,
+    ) {
         let mut node = Node::new(label, ty, self.base + start, self.region);
         node.size = self.pos - start;
         node.value = Some(value);

@@ -35,7 +35,11 @@ fn main() {
                 let body = sample::encode(&msg, v, mode);
                 let name = format!("{}-v{v}-{tag}", entry.name);
                 match kind {
-                    MessageKind::Request => put("request_frames", name, &request_frame(api, v, &body)),
+                    MessageKind::Request => {
+                        let frame = request_frame(api, v, &body);
+                        put("explain", name.clone(), &frame);
+                        put("request_frames", name, &frame);
+                    }
                     MessageKind::Response => put("response_frames", name, &response_input(api, v, &body)),
                     _ => {}
                 }

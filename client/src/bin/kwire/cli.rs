@@ -291,6 +291,8 @@ pub enum PerfCommand {
     Consume(PerfConsumeArgs),
     /// Produce-to-consume latency (p50/p99).
     Latency(PerfLatencyArgs),
+    /// Round trips of modern Kafka requests (ApiVersions or Metadata), one at a time: p50/p99.
+    Requests(crate::request_latency::PerfRequestsArgs),
     /// Only the ceilings: TCP loopback blast and sequential file write.
     Ceiling(CeilingArgs),
 }

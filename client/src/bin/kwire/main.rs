@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod perf;
 mod progress;
+mod request_latency;
 mod tap;
 
 use std::process::ExitCode;
@@ -32,7 +33,13 @@ fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_env("KWIRE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // The tap decodes and prints beside forwarding: on worker threads, so neither waits.
+    let mut builder = if matches!(cli.command, cli::Command::Tap(_)) {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("kwire: cannot start the async runtime: {e}");

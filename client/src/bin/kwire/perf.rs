@@ -20,6 +20,7 @@ pub async fn run(cluster: &Cluster, command: PerfCommand) -> CmdResult {
         PerfCommand::Produce(a) => produce(cluster, a).await,
         PerfCommand::Consume(a) => consume(cluster, a).await,
         PerfCommand::Latency(a) => latency(cluster, a).await,
+        PerfCommand::Requests(a) => crate::request_latency::run(cluster, a).await,
         PerfCommand::Ceiling(a) => ceilings(a),
     }
 }

@@ -69,12 +69,15 @@ struct Pending {
 type PendingMap = Arc<Mutex<HashMap<i32, Pending>>>;
 
 pub async fn run(args: TapArgs) -> CmdResult {
-    let listener = TcpListener::bind(&args.listen).await.map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let listener =
+        TcpListener::bind(&args.listen).await.map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let local = listener.local_addr()?;
     let advertise = match &args.advertise {
         Some(a) => a.clone(),
         None if local.ip().is_unspecified() => {
-            return Err("--listen is a wildcard address: say which address clients reach the tap at with --advertise".into())
+            return Err(
+                "--listen is a wildcard address: say which address clients reach the tap at with --advertise".into()
+            )
         }
         None => local.to_string(),
     };
@@ -213,10 +216,10 @@ async fn requests(
             Err(_) => true,
         };
         if expects_response {
-            pending.lock().unwrap_or_else(|p| p.into_inner()).insert(
-                correlation,
-                Pending { api_key, version, at, size: frame.len() },
-            );
+            pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(correlation, Pending { api_key, version, at, size: frame.len() });
         }
         reporter.request(id, &frame, decoded.as_ref().map(|(f, trailing)| (f, trailing.len())), expects_response);
     }

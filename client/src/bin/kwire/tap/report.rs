@@ -262,10 +262,8 @@ impl Reporter {
                         if codes.is_empty() {
                             String::new()
                         } else {
-                            let list: Vec<String> = codes
-                                .into_iter()
-                                .map(|(n, k)| if k == 1 { n } else { format!("{n}x{k}") })
-                                .collect();
+                            let list: Vec<String> =
+                                codes.into_iter().map(|(n, k)| if k == 1 { n } else { format!("{n}x{k}") }).collect();
                             format!(" errors: {}", list.join(", "))
                         }
                     }

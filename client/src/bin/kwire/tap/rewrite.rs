@@ -62,7 +62,10 @@ impl Rewriter {
         match frame.encode(&mut out, version) {
             Ok(()) => Some(out.to_vec()),
             Err(e) => {
-                eprintln!("kwire tap: cannot re-encode a rewritten {:?} response: {e}; forwarded unchanged", frame.api_key());
+                eprintln!(
+                    "kwire tap: cannot re-encode a rewritten {:?} response: {e}; forwarded unchanged",
+                    frame.api_key()
+                );
                 None
             }
         }
