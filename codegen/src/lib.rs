@@ -20,6 +20,7 @@
 pub mod checked;
 pub mod config;
 pub mod diagnostics;
+pub mod diff;
 pub mod emit;
 mod error;
 #[cfg(feature = "explain")]

@@ -35,6 +35,11 @@ enum Command {
     /// a page per API and version with the bytes of its smallest legal request and response.
     /// Static files that work from file://.
     Site(cli::site::SiteArgs),
+    /// What changed between two schema folders (APIs, schemas, versions, fields) and whether
+    /// any version valid in both now encodes differently (its wire layout, derived from the
+    /// IR). Exit status 0: no breaking change; 1: breaking changes; 2: a folder could not be
+    /// read.
+    Diff(cli::diff::DiffArgs),
 }
 
 #[derive(Args)]
@@ -119,6 +124,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Explain(args) => return args.run(),
         Command::Site(args) => return args.run(),
+        Command::Diff(args) => return args.run(),
         Command::Generate(opts) => opts.config().write().map(|(generated, report)| {
             warn(&generated);
             println!(

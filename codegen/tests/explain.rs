@@ -56,20 +56,26 @@ fn seed_tree(name: &str) -> String {
     seed.lines().find(|l| l.starts_with(&start)).unwrap_or_else(|| panic!("seed 001 has no {start} tree")).to_string()
 }
 
-#[test]
-fn sample_request_frame_is_seed_001s_tree() {
-    let out = cli(&[
+/// `explain --sample --frame` of seed 001's message (BrokerRegistration v4) in `schemas/`.
+fn seed_sample(side: &str, extra: &[&str]) -> Output {
+    let args = [
         "explain",
         "--schemas",
         "schemas",
-        "--request",
+        side,
         "--api",
         "BrokerRegistration",
         "--version",
         "4",
         "--sample",
         "--frame",
-    ]);
+    ];
+    cli(&[&args[..], extra].concat())
+}
+
+#[test]
+fn sample_request_frame_is_seed_001s_tree() {
+    let out = seed_sample("--request", &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = stdout(&out);
     assert!(text.starts_with("BrokerRegistrationRequest message v4 [0x0000, 79B]\n"), "{text}");
@@ -81,18 +87,7 @@ fn sample_request_frame_is_seed_001s_tree() {
 
 #[test]
 fn sample_response_frame_is_seed_001s_tree() {
-    let out = cli(&[
-        "explain",
-        "--schemas",
-        "schemas",
-        "--response",
-        "--api",
-        "BrokerRegistration",
-        "--version",
-        "4",
-        "--sample",
-        "--frame",
-    ]);
+    let out = seed_sample("--response", &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = stdout(&out);
     assert!(text.starts_with("BrokerRegistrationResponse message v4 [0x0000, 24B]\n"), "{text}");
@@ -202,19 +197,7 @@ fn produce_records_are_explained_batch_by_batch() {
 
 #[test]
 fn json_and_html_formats() {
-    let args = [
-        "explain",
-        "--schemas",
-        "schemas",
-        "--request",
-        "--api",
-        "BrokerRegistration",
-        "--version",
-        "4",
-        "--sample",
-        "--frame",
-    ];
-    let json = cli(&[&args[..], &["--format", "json"]].concat());
+    let json = seed_sample("--request", &["--format", "json"]);
     assert!(json.status.success());
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["size"], 79);
@@ -224,7 +207,7 @@ fn json_and_html_formats() {
     assert_eq!(value["tree"]["children"][2]["children"][0]["label"], "BrokerId");
     assert_eq!(value["tree"]["children"][2]["children"][0]["offset"], 15);
 
-    let html = cli(&[&args[..], &["--format", "html"]].concat());
+    let html = seed_sample("--request", &["--format", "html"]);
     assert!(html.status.success());
     let page = stdout(&html);
     assert!(page.starts_with("<!DOCTYPE html>"));

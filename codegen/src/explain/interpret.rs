@@ -12,6 +12,7 @@ use super::records::explain_records;
 use super::tree::{bytes_preview, hex_preview, quoted, Fail, Tree};
 use crate::emit::json_key;
 use crate::ir::{DefaultValue, Field, FieldType, Message, Struct, Versions};
+pub use crate::validate::type_name;
 
 /// The key under which generated JSON keeps unknown tagged fields.
 const UNKNOWN_TAGS_KEY: &str = "_unknownTaggedFields";
@@ -67,26 +68,6 @@ pub(super) fn contains(v: Option<Versions>, version: i16) -> bool {
 /// A field's versions sent as a tagged field (inside its versions), as the emitter plans them.
 fn tagged_range(f: &Field) -> Option<Versions> {
     f.tagged_versions.and_then(|t| t.intersect(&f.versions))
-}
-
-/// The schema's spelling of a type.
-pub fn type_name(ty: &FieldType) -> String {
-    match ty {
-        FieldType::Bool => "bool".into(),
-        FieldType::Int8 => "int8".into(),
-        FieldType::Int16 => "int16".into(),
-        FieldType::Uint16 => "uint16".into(),
-        FieldType::Int32 => "int32".into(),
-        FieldType::Uint32 => "uint32".into(),
-        FieldType::Int64 => "int64".into(),
-        FieldType::Float64 => "float64".into(),
-        FieldType::String => "string".into(),
-        FieldType::Bytes => "bytes".into(),
-        FieldType::Uuid => "uuid".into(),
-        FieldType::Records => "records".into(),
-        FieldType::Struct(name) => name.clone(),
-        FieldType::Array(inner) => format!("[]{}", type_name(inner)),
-    }
 }
 
 /// How a length prefix was written, for the value text.

@@ -188,6 +188,28 @@ async fn pass_through(
     Ok(())
 }
 
+/// The next frame small enough to decode; larger ones are streamed through on the way (and
+/// noted). `None` at a clean end of stream.
+async fn next_frame(
+    what: &str,
+    id: u32,
+    from: &mut (impl AsyncRead + Unpin),
+    to: &mut (impl AsyncWrite + Unpin),
+    reporter: &Reporter,
+    max_frame: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
+    loop {
+        match read_frame(from, max_frame).await? {
+            None => return Ok(None),
+            Some(Frame::Whole(frame)) => return Ok(Some(frame)),
+            Some(Frame::Oversized(n)) => {
+                reporter.note(id, &format!("{what} frame of {n} bytes (over --max-frame) forwarded undecoded"));
+                pass_through(n, from, to).await?;
+            }
+        }
+    }
+}
+
 async fn requests(
     id: u32,
     mut from: impl AsyncRead + Unpin,
@@ -196,15 +218,7 @@ async fn requests(
     reporter: Arc<Reporter>,
     max_frame: usize,
 ) -> CmdResult {
-    while let Some(frame) = read_frame(&mut from, max_frame).await? {
-        let frame = match frame {
-            Frame::Whole(f) => f,
-            Frame::Oversized(n) => {
-                reporter.note(id, &format!("request frame of {n} bytes (over --max-frame) forwarded undecoded"));
-                pass_through(n, &mut from, &mut to).await?;
-                continue;
-            }
-        };
+    while let Some(frame) = next_frame("request", id, &mut from, &mut to, &reporter, max_frame).await? {
         // Forward first: decoding never delays the bytes.
         to.write_all(&frame).await?;
         let at = Instant::now();
@@ -242,15 +256,7 @@ async fn responses(
     rewriter: Option<Arc<Rewriter>>,
     max_frame: usize,
 ) -> CmdResult {
-    while let Some(frame) = read_frame(&mut from, max_frame).await? {
-        let frame = match frame {
-            Frame::Whole(f) => f,
-            Frame::Oversized(n) => {
-                reporter.note(id, &format!("response frame of {n} bytes (over --max-frame) forwarded undecoded"));
-                pass_through(n, &mut from, &mut to).await?;
-                continue;
-            }
-        };
+    while let Some(frame) = next_frame("response", id, &mut from, &mut to, &reporter, max_frame).await? {
         let correlation = frame.get(4..8).map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         let request = pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&correlation);
         let Some(request) = request else {
