@@ -112,23 +112,17 @@ fn a_request_frame_from_hex_needs_no_api_or_version() {
     assert!(text.contains("PreviousBrokerEpoch int64 = 0 [0x0046, 8B]"), "{text}");
 }
 
+/// `explain` of BrokerRegistration (key 62) v4 request bytes given as hex.
+fn explain_62_v4(frame: bool, hex: &str) -> Output {
+    let args = ["explain", "--schemas", "schemas", "--request", "--api", "62", "--version", "4", "--hex", hex];
+    cli(&[&args[..], if frame { &["--frame"][..] } else { &[] }].concat())
+}
+
 #[test]
 fn truncated_bytes_show_the_tree_up_to_the_failure_and_exit_1() {
     // Cut inside the IncarnationId uuid (which starts at 0x14).
     let cut = &SEED_REQUEST_HEX[..(0x18 * 2)];
-    let out = cli(&[
-        "explain",
-        "--schemas",
-        "schemas",
-        "--request",
-        "--api",
-        "62",
-        "--version",
-        "4",
-        "--frame",
-        "--hex",
-        cut,
-    ]);
+    let out = explain_62_v4(true, cut);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let text = stdout(&out);
     assert!(text.contains("ClusterId string = \"\" (compact, len+1=1) [0x0013, 1B]"), "{text}");
@@ -161,7 +155,7 @@ fn unknown_apis_and_unreadable_input_exit_2() {
     let out = cli(&["explain", "--schemas", "schemas", "--request", "--api", "Nope", "--version", "0", "--hex", "00"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no request schema for API Nope"));
-    let out = cli(&["explain", "--schemas", "schemas", "--request", "--api", "62", "--version", "4", "--hex", "0g"]);
+    let out = explain_62_v4(false, "0g");
     assert_eq!(out.status.code(), Some(2));
 }
 

@@ -239,16 +239,6 @@ impl<'a> Walk<'a> {
         let t = type_name(ty);
         let start = self.tree.pos;
         match ty {
-            FieldType::Int8
-            | FieldType::Int16
-            | FieldType::Uint16
-            | FieldType::Int32
-            | FieldType::Uint32
-            | FieldType::Int64 => {
-                let n = self.read_int(ty)?;
-                self.tree.leaf(start, label, &t, Self::int_note(label, ty, n), about);
-                Ok(Value::from(n))
-            }
             FieldType::Bool => {
                 // Any non-zero byte is true, as Kafka reads it.
                 let b = self.tree.i8()?;
@@ -322,7 +312,7 @@ impl<'a> Walk<'a> {
             FieldType::Array(inner) => {
                 self.tree.open(label, t.as_str(), about);
                 let min = crate::emit::min_size(inner);
-                let (len, raw) = self.array_length(compact, nullable, min)?;
+                let len = self.array_length(compact, nullable, min)?;
                 let Some(n) = len else {
                     self.tree.close(Some("null".into()));
                     return Ok(Value::Null);
@@ -334,9 +324,14 @@ impl<'a> Walk<'a> {
                     items.push(self.read_value(&format!("{elem_label}[{i}]"), inner, false, compact, false, None)?);
                     self.tree.path.pop();
                 }
-                let _ = raw;
                 self.tree.close(Some(if n == 1 { "1 element".into() } else { format!("{n} elements") }));
                 Ok(Value::Array(items))
+            }
+            // The integer types.
+            _ => {
+                let n = self.read_int(ty)?;
+                self.tree.leaf(start, label, &t, Self::int_note(label, ty, n), about);
+                Ok(Value::from(n))
             }
         }
     }
@@ -386,7 +381,7 @@ impl<'a> Walk<'a> {
     }
 
     /// An array's length node (`length int32 = 1` or `length uvarint = 2 (compact, n+1)`).
-    fn array_length(&mut self, compact: bool, nullable: bool, min: usize) -> Result<(Option<usize>, i64), Fail> {
+    fn array_length(&mut self, compact: bool, nullable: bool, min: usize) -> Result<Option<usize>, Fail> {
         let start = self.tree.pos;
         let (raw, ty) =
             if compact { (i64::from(self.tree.uvarint()?), "uvarint") } else { (i64::from(self.tree.i32()?), "int32") };
@@ -410,7 +405,7 @@ impl<'a> Walk<'a> {
                 return Err(self.tree.fail_at(start, "null array, and not nullable at this version"));
             }
             self.tree.leaf(start, "length", ty, shown, Some(about));
-            return Ok((None, raw));
+            return Ok(None);
         }
         if n < -1 {
             return Err(self.tree.fail_at(start, format!("invalid array length {n}")));
@@ -421,7 +416,7 @@ impl<'a> Walk<'a> {
                 .fail_at(start, format!("{n} elements cannot fit in the {} bytes left", self.tree.remaining())));
         }
         self.tree.leaf(start, "length", ty, shown, Some(about));
-        Ok((Some(n as usize), raw))
+        Ok(Some(n as usize))
     }
 
     fn read_records(
