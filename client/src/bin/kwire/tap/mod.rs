@@ -62,6 +62,8 @@ pub struct TapArgs {
 struct Pending {
     api_key: i16,
     version: i16,
+    /// False for a Produce with acks=0 (some brokers answer it anyway).
+    expected: bool,
     at: Instant,
     size: usize,
 }
@@ -134,9 +136,10 @@ async fn connection(
     };
     let mut why = why.unwrap_or_else(|e| format!("ended: {e}"));
     let unanswered = pending.lock().unwrap_or_else(|p| p.into_inner());
-    if !unanswered.is_empty() {
+    if unanswered.values().any(|p| p.expected) {
         let mut list: Vec<String> = unanswered
             .iter()
+            .filter(|(_, p)| p.expected)
             .map(|(corr, p)| format!("{} v{} corr {corr}", report::api_name(p.api_key), p.version))
             .collect();
         list.sort();
@@ -168,9 +171,13 @@ async fn read_frame(r: &mut (impl AsyncRead + Unpin), max: usize) -> std::io::Re
     if n > max {
         return Ok(Some(Frame::Oversized(n)));
     }
-    let mut frame = vec![0u8; 4 + n];
-    frame[..4].copy_from_slice(&size);
-    r.read_exact(&mut frame[4..]).await?;
+    // Grown as the bytes arrive, never allocated up front from the size a peer claims.
+    let mut frame = Vec::with_capacity(4 + n.min(64 * 1024));
+    frame.extend_from_slice(&size);
+    let got = (&mut *r).take(n as u64).read_to_end(&mut frame).await?;
+    if got != n {
+        return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ended inside a frame"));
+    }
     Ok(Some(Frame::Whole(frame)))
 }
 
@@ -219,21 +226,24 @@ async fn requests(
     max_frame: usize,
 ) -> CmdResult {
     while let Some(frame) = next_frame("request", id, &mut from, &mut to, &reporter, max_frame).await? {
-        // Forward first: decoding never delays the bytes.
+        // Registered before the bytes go on (the response may come back before this task
+        // runs again), then forwarded before decoding: decoding never delays the bytes.
+        let (api_key, version, correlation) = header_fields(&frame);
+        pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(correlation, Pending { api_key, version, expected: true, at: Instant::now(), size: frame.len() });
         to.write_all(&frame).await?;
-        let at = Instant::now();
         let payload = Bytes::copy_from_slice(&frame[4..]);
         let decoded = RequestFrame::decode_with_trailing(payload);
-        let (api_key, version, correlation) = header_fields(&frame);
         let expects_response = match &decoded {
             Ok((f, _)) => !matches!(&f.body, RequestKind::Produce(p) if p.acks == 0),
             Err(_) => true,
         };
-        if expects_response {
-            pending
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(correlation, Pending { api_key, version, at, size: frame.len() });
+        if !expects_response {
+            if let Some(p) = pending.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&correlation) {
+                p.expected = false;
+            }
         }
         reporter.request(id, &frame, decoded.as_ref().map(|(f, trailing)| (f, trailing.len())), expects_response);
     }
@@ -282,6 +292,7 @@ async fn responses(
             response_size: frame.len(),
             latency,
             rewritten: rewritten.is_some(),
+            expected: request.expected,
         };
         reporter.response(&exchange, &frame, decoded.as_ref().map(|(f, trailing)| (f, *trailing)));
     }

@@ -26,6 +26,8 @@ pub struct Exchange {
     pub response_size: usize,
     pub latency: Duration,
     pub rewritten: bool,
+    /// False when the request said it wanted no response (Produce with acks=0).
+    pub expected: bool,
 }
 
 enum Mode {
@@ -254,6 +256,10 @@ impl Reporter {
                 );
                 self.print(&format!("{head}\n{}", self.tree(schemas, Side::Response, x.api_key, x.version, frame)));
             }
+            (Mode::Lines, _) if !x.expected => self.print(&format!(
+                "{time} conn {} {name} v{} corr {} answered although acks=0: resp {}B {latency_ms:.3} ms",
+                x.connection, x.version, x.correlation, x.response_size
+            )),
             (Mode::Lines, decoded) => {
                 let errors = match decoded {
                     Ok((f, _)) => {
