@@ -314,3 +314,28 @@ fn kafka_python_through_the_tap_to_tansu() {
         assert!(!e.is_malformed(), "{}", e.text());
     }
 }
+
+#[test]
+fn explain_mode_prints_each_frames_tree() {
+    let mut request = BytesMut::new();
+    RequestFrame::new(ApiVersionsRequest::default(), 3, 5, Some("tap-explain")).encode(&mut request).unwrap();
+    let mut response = BytesMut::new();
+    ResponseFrame::new(ApiVersionsResponse::default(), 5).encode(&mut response, 3).unwrap();
+    let (upstream, _) = scripted_upstream(vec![response.to_vec()]);
+    let schemas = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
+    let tap = Tap::start(&upstream, &["--explain", "--schemas", schemas.to_str().unwrap()]);
+    let mut client = TcpStream::connect(tap.addr()).unwrap();
+    client.write_all(&request).unwrap();
+    assert_eq!(read_frame(&mut client).unwrap(), response.to_vec());
+    tap.wait_for("both trees", |out, _| out.iter().any(|l| l.starts_with("ApiVersionsResponse message v3")));
+    let out = tap.out().join("\n");
+    for want in [
+        "conn 1 request ApiVersions v3",
+        "ApiVersionsRequest message v3 [0x0000,",
+        "client_id nullable_string = \"tap-explain\" (int16 len=11)",
+        "conn 1 response ApiVersions v3",
+        "+-- ResponseHeader v0 [0x0004, 4B] common response header",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+}

@@ -210,3 +210,32 @@ fn json_and_html_formats() {
     assert!(page.contains("&quot;apiKey&quot;: 62"), "the schema's text is on the page");
     assert!(!page.contains("http://") && !page.contains("https://"), "no external resources");
 }
+
+#[test]
+fn raw_bytes_from_stdin_and_from_a_file() {
+    use std::io::Write as _;
+    let raw: Vec<u8> = (0..SEED_REQUEST_HEX.len() / 2)
+        .map(|i| u8::from_str_radix(&SEED_REQUEST_HEX[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-wire-codegen"))
+        .current_dir(workspace())
+        .args(["explain", "--schemas", "schemas", "--request", "--frame"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&raw).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let from_stdin = stdout(&out);
+    assert!(from_stdin.starts_with("BrokerRegistrationRequest message v4 [0x0000, 79B]"), "{from_stdin}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("request.bin");
+    std::fs::write(&file, [&raw[..], &raw[..]].concat()).unwrap();
+    let out = cli(&["explain", "--schemas", "schemas", "--request", "--frame", "--file", file.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert_eq!(text.matches("BrokerRegistrationRequest message v4 [0x0000, 79B]").count(), 2, "two frames in a row");
+    assert!(text.starts_with(&from_stdin), "the same tree from a file");
+}
