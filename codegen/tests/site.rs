@@ -26,7 +26,8 @@ fn chromium() -> Option<PathBuf> {
 fn browse(browser: &Path, args: &[&str], page: &Path) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new(browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"])
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"])
+        .args(["--enable-logging=stderr", "--v=0"])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)
         .arg(format!("file://{}", page.display()))
