@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 use crate::diagnostics::SchemaWarning;
 use crate::emit::{emit_index, emit_message, names::module_name, EmitOptions, IndexLayout};
 use crate::format::format_file;
-use crate::ir::{Message, MessageKind, Retired};
+use crate::ir::{api_name, Message, MessageKind, Retired};
 use crate::lower::{load_schemas, Loaded};
 use crate::paths::display_path;
 use crate::Error;
@@ -297,11 +297,6 @@ impl Config {
             )))
         }
     }
-}
-
-/// The API a request or response schema belongs to: its name without the suffix.
-fn api_name(schema: &str) -> &str {
-    schema.strip_suffix("Request").or_else(|| schema.strip_suffix("Response")).unwrap_or(schema)
 }
 
 /// The CLI's `generate` command line that reproduces an output, named in file headers. Paths

@@ -34,6 +34,26 @@ impl Versions {
     }
 }
 
+/// Whether an optional range (`nullableVersions`, `taggedVersions`, ...) holds `version`.
+pub fn in_versions(v: Option<Versions>, version: i16) -> bool {
+    v.is_some_and(|v| v.contains(version))
+}
+
+/// An optional range as Kafka writes it, `none` when absent.
+pub fn versions_text(v: Option<Versions>) -> String {
+    v.map_or_else(|| "none".to_string(), |v| v.to_string())
+}
+
+/// The API a request or response schema belongs to: its name without the suffix.
+pub fn api_name(schema: &str) -> &str {
+    schema.strip_suffix("Request").or_else(|| schema.strip_suffix("Response")).unwrap_or(schema)
+}
+
+/// ControlledShutdown: its v0 request is the one request with header v0.
+pub const CONTROLLED_SHUTDOWN_KEY: i16 = 7;
+/// ApiVersions: its responses always use header v0 (KIP-511), so old clients can read them.
+pub const API_VERSIONS_KEY: i16 = 18;
+
 /// Kafka's own notation, the one formatter for versions in docs and messages: `3`, `0-5`, `2+`.
 impl std::fmt::Display for Versions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -81,6 +101,23 @@ pub struct Message {
     pub structs: Vec<Struct>,
     /// The schema's version-history comments, one paragraph each (see `parse::history_comments`).
     pub history: Vec<String>,
+}
+
+impl Message {
+    /// The header version a request or response uses at `version` (`None` for other kinds),
+    /// by the rule the generated `ApiKey::request_header_version` / `response_header_version`
+    /// follow: flexible versions use the flexible header (request v2, response v1).
+    pub fn header_version(&self, version: i16) -> Option<i16> {
+        let flexible = in_versions(self.flexible_versions, version);
+        let key = self.api_key?;
+        match self.kind {
+            MessageKind::Request if key == CONTROLLED_SHUTDOWN_KEY && version == 0 => Some(0),
+            MessageKind::Request => Some(if flexible { 2 } else { 1 }),
+            MessageKind::Response if key == API_VERSIONS_KEY => Some(0),
+            MessageKind::Response => Some(i16::from(flexible)),
+            _ => None,
+        }
+    }
 }
 
 /// A schema with `validVersions: "none"`: support for it was removed (Kafka 4.0 retired four

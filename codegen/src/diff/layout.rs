@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ir::{DefaultValue, Field, FieldType, Message, MessageKind, Struct, Versions};
+use crate::ir::{in_versions, DefaultValue, Field, FieldType, Message, Struct};
 use crate::validate::type_name;
 
 /// One element: a field's value, or the header.
@@ -29,10 +29,10 @@ pub struct Element {
 /// body as one struct element.
 pub fn layout(msg: &Message, version: i16) -> Vec<Element> {
     let mut out = Vec::new();
-    if let Some(header) = header_version(msg, version) {
+    if let Some(header) = msg.header_version(version) {
         out.push(leaf(String::new(), "$".into(), format!("header v{header}")));
     }
-    let walker = Walker { msg, version, flexible: contains(msg.flexible_versions, version) };
+    let walker = Walker { msg, version, flexible: in_versions(msg.flexible_versions, version) };
     let (children, tagged) = walker.fields(&msg.fields, "", "$", 0);
     let body = Element { children, tagged, ..leaf(String::new(), "$".into(), "message".into()) };
     out.push(body);
@@ -49,23 +49,6 @@ pub fn shape(ty: &FieldType) -> String {
         FieldType::Struct(_) => "struct".into(),
         FieldType::Array(inner) => format!("[]{}", shape(inner)),
         other => type_name(other),
-    }
-}
-
-fn contains(v: Option<Versions>, version: i16) -> bool {
-    v.is_some_and(|v| v.contains(version))
-}
-
-/// The header version a request or response uses, by the same rule as `ApiKey`.
-fn header_version(msg: &Message, version: i16) -> Option<i16> {
-    let flexible = contains(msg.flexible_versions, version);
-    let key = msg.api_key?;
-    match msg.kind {
-        MessageKind::Request if key == 7 && version == 0 => Some(0),
-        MessageKind::Request => Some(if flexible { 2 } else { 1 }),
-        MessageKind::Response if key == 18 => Some(0),
-        MessageKind::Response => Some(if flexible { 1 } else { 0 }),
-        _ => None,
     }
 }
 
@@ -94,7 +77,7 @@ impl Walker<'_> {
                 continue;
             }
             let at = format!("{json}.fields[{i}]");
-            if contains(f.tagged_versions, v) {
+            if in_versions(f.tagged_versions, v) {
                 let mut e = self.field(f, prefix, &at, depth, true);
                 let tag = f.tag.unwrap_or(0);
                 e.wire = format!("tag {tag}: {}, default {}", e.wire, default_text(&f.default));
@@ -108,9 +91,9 @@ impl Walker<'_> {
 
     fn field(&self, f: &Field, prefix: &str, json: &str, depth: usize, tagged: bool) -> Element {
         let v = self.version;
-        let nullable = contains(f.nullable_versions, v);
+        let nullable = in_versions(f.nullable_versions, v);
         let compact = match &f.flexible_versions {
-            Some(over) => contains(*over, v),
+            Some(over) => in_versions(*over, v),
             None => self.flexible,
         };
         let mut e = self.value(&f.ty, format!("{prefix}{}", f.name), json, nullable, compact, tagged, depth);

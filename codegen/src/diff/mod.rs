@@ -19,7 +19,7 @@ use serde::Serialize;
 pub use layout::{differences, layout, Differences, Element};
 
 use crate::diagnostics::SchemaErrors;
-use crate::ir::{Field, Message, MessageKind, Versions};
+use crate::ir::{versions_text, Field, Message, MessageKind, Versions};
 
 /// Compares two schema folders; like [`crate::Config`], set up, then [`Diff::run`].
 #[derive(Debug, Clone)]
@@ -185,7 +185,7 @@ pub fn compare(old: &[Message], new: &[Message], verbose: bool) -> Report {
     let apis = |set: &BTreeMap<String, Message>| -> BTreeMap<i16, String> {
         set.values()
             .filter(|m| m.kind == MessageKind::Request)
-            .filter_map(|m| Some((m.api_key?, m.name.trim_end_matches("Request").to_string())))
+            .filter_map(|m| Some((m.api_key?, crate::ir::api_name(&m.name).to_string())))
             .collect()
     };
     let (old_apis, new_apis) = (apis(&old_by), apis(&new_by));
@@ -258,10 +258,6 @@ pub fn ranges(versions: &[i16]) -> String {
         i += 1;
     }
     parts.join(", ")
-}
-
-fn opt_text(v: Option<Versions>) -> String {
-    v.map_or_else(|| "none".into(), |v| v.to_string())
 }
 
 /// Every field with its path (`Topics[].Name`) and JSON path, depth first.
@@ -356,8 +352,8 @@ fn compare_schema(
             "",
             versions,
             what,
-            opt_text(old.flexible_versions),
-            opt_text(new.flexible_versions),
+            versions_text(old.flexible_versions),
+            versions_text(new.flexible_versions),
         );
     }
 

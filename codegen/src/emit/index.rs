@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 use super::names::{module_name, type_ident};
 use super::{opt_range_lit, range_lit, EmitOptions};
-use crate::ir::{Message, MessageKind, Retired, Versions};
+use crate::ir::{Message, MessageKind, Retired, Versions, API_VERSIONS_KEY, CONTROLLED_SHUTDOWN_KEY};
 
 /// How the index mounts the per-schema files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,8 +127,10 @@ fn header_version_arms(apis: &[Api<'_>], response: bool) -> Vec<TokenStream> {
             // Kafka's special cases: ControlledShutdown v0 uses request header v0 and
             // ApiVersions responses always use header v0 (KIP-511).
             let body = match (api.key, response) {
-                (7, false) => quote!(if version == 0 { 0 } else if #flexible { #flex } else { #plain }),
-                (18, true) => quote!(0),
+                (CONTROLLED_SHUTDOWN_KEY, false) => {
+                    quote!(if version == 0 { 0 } else if #flexible { #flex } else { #plain })
+                }
+                (API_VERSIONS_KEY, true) => quote!(0),
                 _ => quote!(if #flexible { #flex } else { #plain }),
             };
             quote!(ApiKey::#v => #body,)

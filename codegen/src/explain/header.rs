@@ -1,31 +1,11 @@
 //! The frame and the request and response headers, in seed 001's words. Their layout is fixed
 //! by Kafka (KIP-482 added the flexible versions), so explaining a frame needs no header
-//! schema in the folder.
+//! schema in the folder; which version a frame uses is `Message::header_version`.
 
 use serde_json::{Map, Value};
 
 use super::node::Region;
 use super::tree::{hex_preview, quoted, Fail, Tree};
-
-/// The request header version of API `key` at `version`, whose body is flexible or not; the
-/// same rule as the generated `ApiKey::request_header_version` (ControlledShutdown v0 is the
-/// one request with header v0).
-pub fn request_header_version(key: i16, version: i16, flexible: bool) -> i16 {
-    match (key, version, flexible) {
-        (7, 0, _) => 0,
-        (_, _, true) => 2,
-        _ => 1,
-    }
-}
-
-/// The response header version; ApiVersions responses always use v0 (KIP-511).
-pub fn response_header_version(key: i16, flexible: bool) -> i16 {
-    match (key, flexible) {
-        (18, _) => 0,
-        (_, true) => 1,
-        _ => 0,
-    }
-}
 
 /// `Frame` with its `size` child; returns the size.
 pub(super) fn frame(tree: &mut Tree<'_>) -> Result<i32, Fail> {

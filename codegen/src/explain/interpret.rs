@@ -3,19 +3,16 @@
 
 use std::collections::HashMap;
 
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use base64::Engine as _;
+use kafka_wire_runtime::json::{put_unknown_tags, Json};
+use kafka_wire_runtime::{Bytes, UnknownTags, Uuid};
 use serde_json::{Map, Value};
 
 use super::node::{Node, Region};
 use super::records::explain_records;
 use super::tree::{bytes_preview, hex_preview, quoted, Fail, Tree};
 use crate::emit::json_key;
-use crate::ir::{DefaultValue, Field, FieldType, Message, Struct, Versions};
+use crate::ir::{in_versions, DefaultValue, Field, FieldType, Message, Struct, Versions};
 pub use crate::validate::type_name;
-
-/// The key under which generated JSON keeps unknown tagged fields.
-const UNKNOWN_TAGS_KEY: &str = "_unknownTaggedFields";
 
 /// How the walk words what it sees.
 #[derive(Debug, Clone, Copy, Default)]
@@ -57,12 +54,6 @@ pub(super) struct Walk<'a> {
     flexible: bool,
     pub(super) tree: Tree<'a>,
     style: Style,
-    /// Reading a header: `about` texts for the header's tag count.
-    pub(super) in_header: bool,
-}
-
-pub(super) fn contains(v: Option<Versions>, version: i16) -> bool {
-    v.is_some_and(|v| v.contains(version))
 }
 
 /// A field's versions sent as a tagged field (inside its versions), as the emitter plans them.
@@ -79,13 +70,10 @@ fn length_note(compact: bool, wide: bool, raw: i64) -> String {
     }
 }
 
-fn float_json(f: f64) -> Value {
-    match serde_json::Number::from_f64(f) {
-        Some(n) => Value::Number(n),
-        None if f.is_nan() => Value::from("NaN"),
-        None if f > 0.0 => Value::from("Infinity"),
-        None => Value::from("-Infinity"),
-    }
+/// A value's JSON by the runtime's own converters (those of generated `to_json`), so the two
+/// decoders' JSON can only differ where their decoding does. Field values never fail to convert.
+fn json_of<T: Json>(value: &T) -> Value {
+    value.to_json(0).unwrap_or(Value::Null)
 }
 
 impl<'a> Walk<'a> {
@@ -93,10 +81,9 @@ impl<'a> Walk<'a> {
         Walk {
             structs: msg.structs.iter().map(|s| (s.name.as_str(), s)).collect(),
             version,
-            flexible: contains(msg.flexible_versions, version),
+            flexible: in_versions(msg.flexible_versions, version),
             tree,
             style,
-            in_header: false,
         }
     }
 
@@ -105,12 +92,12 @@ impl<'a> Walk<'a> {
         let v = self.version;
         let mut json: Vec<Option<Value>> = vec![None; fields.len()];
         for (i, f) in fields.iter().enumerate() {
-            if !f.versions.contains(v) || contains(tagged_range(f), v) {
+            if !f.versions.contains(v) || in_versions(tagged_range(f), v) {
                 continue;
             }
             json[i] = Some(self.read_field(f, false)?);
         }
-        let mut unknown: Vec<(u32, Vec<u8>)> = Vec::new();
+        let mut unknown = UnknownTags::new();
         if self.flexible {
             self.read_tag_section(fields, &mut json, &mut unknown)?;
         }
@@ -120,19 +107,7 @@ impl<'a> Walk<'a> {
                 map.insert(json_key(&f.name), value);
             }
         }
-        if !unknown.is_empty() {
-            unknown.sort_by_key(|(tag, _)| *tag);
-            let list = unknown
-                .into_iter()
-                .map(|(tag, data)| {
-                    let mut entry = Map::new();
-                    entry.insert("tag".into(), Value::from(tag));
-                    entry.insert("data".into(), Value::from(STANDARD.encode(data)));
-                    Value::Object(entry)
-                })
-                .collect();
-            map.insert(UNKNOWN_TAGS_KEY.into(), Value::Array(list));
-        }
+        put_unknown_tags(&mut map, &unknown);
         Ok(map)
     }
 
@@ -140,13 +115,9 @@ impl<'a> Walk<'a> {
         &mut self,
         fields: &'a [Field],
         json: &mut [Option<Value>],
-        unknown: &mut Vec<(u32, Vec<u8>)>,
+        unknown: &mut UnknownTags,
     ) -> Result<(), Fail> {
-        let about = if self.in_header {
-            "number of tagged fields in the header"
-        } else {
-            "number of tagged fields in this struct"
-        };
+        let about = "number of tagged fields in this struct";
         let region = std::mem::replace(&mut self.tree.region, Region::TaggedFields);
         self.tree.open("tagged_fields", "uvarint", Some(about.to_string()));
         let count = self.tree.uvarint()?;
@@ -171,7 +142,7 @@ impl<'a> Walk<'a> {
             }
             seen.push(tag);
             match known {
-                Some(i) if contains(tagged_range(&fields[i]), self.version) => {
+                Some(i) if in_versions(tagged_range(&fields[i]), self.version) => {
                     let f = &fields[i];
                     let saved_end = self.tree.end;
                     self.tree.end = self.tree.pos + size;
@@ -193,10 +164,10 @@ impl<'a> Walk<'a> {
                 }
                 None => {
                     let start = self.tree.pos;
-                    let data = self.tree.take(size)?.to_vec();
+                    let data = Bytes::copy_from_slice(self.tree.take(size)?);
                     let about = Some("not in this schema; kept as raw bytes".to_string());
                     self.tree.leaf(start, format!("unknown tag {tag}"), "bytes", hex_preview(&data, 32), about);
-                    unknown.push((tag, data));
+                    unknown.insert(tag, data);
                 }
             }
         }
@@ -207,9 +178,9 @@ impl<'a> Walk<'a> {
 
     fn read_field(&mut self, f: &'a Field, tagged: bool) -> Result<Value, Fail> {
         let v = self.version;
-        let nullable = contains(f.nullable_versions, v);
+        let nullable = in_versions(f.nullable_versions, v);
         let compact = match &f.flexible_versions {
-            Some(over) => contains(*over, v),
+            Some(over) => in_versions(*over, v),
             None => self.flexible,
         };
         self.tree.path.push(f.name.clone());
@@ -253,15 +224,15 @@ impl<'a> Walk<'a> {
             FieldType::Float64 => {
                 let f = f64::from_bits(u64::from_be_bytes(self.tree.array()?));
                 self.tree.leaf(start, label, &t, f.to_string(), about);
-                Ok(float_json(f))
+                Ok(json_of(&f))
             }
             FieldType::Uuid => {
                 let raw: [u8; 16] = self.tree.array()?;
-                self.tree.leaf(start, label, &t, uuid::Uuid::from_bytes(raw).hyphenated().to_string(), about);
-                Ok(Value::from(URL_SAFE_NO_PAD.encode(raw)))
+                let uuid = Uuid::from_bytes(raw);
+                self.tree.leaf(start, label, &t, uuid.hyphenated().to_string(), about);
+                Ok(json_of(&uuid))
             }
             FieldType::String => {
-                let t = if nullable && self.in_header { "nullable_string".to_string() } else { t };
                 let (len, raw) = self.length(compact, false, nullable)?;
                 let Some(len) = len else {
                     self.tree.leaf(start, label, &t, format!("null ({})", length_note(compact, false, raw)), about);
@@ -281,7 +252,7 @@ impl<'a> Walk<'a> {
                 };
                 let bytes = self.tree.take(len)?;
                 let shown = format!("{} ({})", bytes_preview(bytes), length_note(compact, true, raw));
-                let json = Value::from(STANDARD.encode(bytes));
+                let json = json_of(&Bytes::copy_from_slice(bytes));
                 self.tree.leaf(start, label, &t, shown, about);
                 Ok(json)
             }
@@ -452,7 +423,7 @@ impl<'a> Walk<'a> {
             n => format!("{n} batches"),
         };
         self.tree.close(Some(value));
-        Ok(Value::from(STANDARD.encode(data)))
+        Ok(json_of(&Bytes::copy_from_slice(data)))
     }
 
     /// Whether a field's value is its default (a tagged field at its default is not written
@@ -474,9 +445,9 @@ impl<'a> Walk<'a> {
             (DefaultValue::Implicit, FieldType::Records) if option => Value::Null,
             (DefaultValue::Bool(b), _) => Value::Bool(*b),
             (DefaultValue::Int(n), _) => Value::from(*n),
-            (DefaultValue::Float(x), _) => float_json(*x),
+            (DefaultValue::Float(x), _) => json_of(x),
             (DefaultValue::Str(s), _) => Value::from(s.as_str()),
-            (DefaultValue::Uuid(raw), _) => Value::from(URL_SAFE_NO_PAD.encode(raw)),
+            (DefaultValue::Uuid(raw), _) => json_of(&Uuid::from_bytes(*raw)),
             (DefaultValue::Implicit, ty) => self.implicit_json(ty),
         }
     }
@@ -484,15 +455,15 @@ impl<'a> Walk<'a> {
     fn implicit_json(&self, ty: &FieldType) -> Value {
         match ty {
             FieldType::Bool => Value::Bool(false),
-            FieldType::Float64 => float_json(0.0),
+            FieldType::Float64 => json_of(&0.0f64),
             FieldType::String | FieldType::Bytes | FieldType::Records => Value::from(""),
-            FieldType::Uuid => Value::from(URL_SAFE_NO_PAD.encode([0u8; 16])),
+            FieldType::Uuid => json_of(&Uuid::nil()),
             FieldType::Array(_) => Value::Array(Vec::new()),
             FieldType::Struct(name) => {
                 let mut map = Map::new();
                 if let Some(s) = self.structs.get(name.as_str()) {
                     for f in &s.fields {
-                        if f.versions.contains(self.version) && !contains(tagged_range(f), self.version) {
+                        if f.versions.contains(self.version) && !in_versions(tagged_range(f), self.version) {
                             map.insert(json_key(&f.name), self.default_json(f));
                         }
                     }

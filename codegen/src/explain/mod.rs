@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-pub use header::{request_header_version, response_header_version};
 pub use interpret::{explain_body, type_name, Style};
 pub use node::{render_text, Node, Region};
 pub use tree::Fail;
@@ -93,7 +92,7 @@ impl Schemas {
 
 /// An API's name: the schema name without `Request`/`Response`.
 pub fn api_name(msg: &Message) -> &str {
-    msg.name.strip_suffix("Request").or_else(|| msg.name.strip_suffix("Response")).unwrap_or(&msg.name)
+    crate::ir::api_name(&msg.name)
 }
 
 /// What to explain.
@@ -199,12 +198,7 @@ pub fn explain(schemas: &Schemas, input: &Input<'_>) -> Result<Explained, InputE
         (Some(v), _) | (None, Some(v)) => v,
         (None, None) => return Err(InputError("--version is needed (only a request frame names it)".into())),
     };
-    let flexible = msg.flexible_versions.is_some_and(|f| f.contains(version));
-    let key = msg.api_key.unwrap_or(-1);
-    let header_version = input.frame.then(|| match input.side {
-        Side::Request => request_header_version(key, version, flexible),
-        Side::Response => response_header_version(key, flexible),
-    });
+    let header_version = if input.frame { msg.header_version(version) } else { None };
     let mut tree = Tree::new(bytes, 0, false, Region::Body);
     tree.open(msg.name.as_str(), format!("message v{version}"), None);
     let mut header = None;
@@ -287,17 +281,17 @@ pub fn explain(schemas: &Schemas, input: &Input<'_>) -> Result<Explained, InputE
 
 /// The smallest legal instance of `msg` at `version` as seed 001 defines it, with its frame
 /// and header when `frame` (api key and version filled in, correlation id 0, client id "").
+/// `side` must be `msg`'s kind.
 pub fn sample_bytes(msg: &Message, version: i16, side: Side, frame: bool) -> Vec<u8> {
     let body = sample::encode(msg, version, sample::Mode::Minimal);
     if !frame {
         return body;
     }
-    let flexible = msg.flexible_versions.is_some_and(|f| f.contains(version));
     let key = msg.api_key.unwrap_or(-1);
+    let hv = msg.header_version(version).unwrap_or(0);
     let mut header = Vec::new();
     match side {
         Side::Request => {
-            let hv = request_header_version(key, version, flexible);
             header.extend_from_slice(&key.to_be_bytes());
             header.extend_from_slice(&version.to_be_bytes());
             header.extend_from_slice(&0i32.to_be_bytes());
@@ -310,7 +304,7 @@ pub fn sample_bytes(msg: &Message, version: i16, side: Side, frame: bool) -> Vec
         }
         Side::Response => {
             header.extend_from_slice(&0i32.to_be_bytes());
-            if response_header_version(key, flexible) >= 1 {
+            if hv >= 1 {
                 header.push(0);
             }
         }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{DefaultValue, Field, FieldType, Message, Struct, Versions};
+use crate::ir::{in_versions, DefaultValue, Field, FieldType, Message, Struct};
 
 /// Which instance to write.
 pub enum Mode {
@@ -78,8 +78,8 @@ pub fn tagged_struct_fields(msg: &Message, version: i16) -> Vec<(String, bool)> 
     msg.fields
         .iter()
         .chain(in_structs)
-        .filter(|f| matches!(f.ty, FieldType::Struct(_)) && contains(f.tagged_versions, version))
-        .map(|f| (f.name.clone(), contains(f.nullable_versions, version) && f.default != DefaultValue::Null))
+        .filter(|f| matches!(f.ty, FieldType::Struct(_)) && in_versions(f.tagged_versions, version))
+        .map(|f| (f.name.clone(), in_versions(f.nullable_versions, version) && f.default != DefaultValue::Null))
         .collect()
 }
 
@@ -90,10 +90,6 @@ struct Writer<'a> {
     version: i16,
     out: Vec<u8>,
     written: Written,
-}
-
-fn contains(v: Option<Versions>, version: i16) -> bool {
-    v.is_some_and(|v| v.contains(version))
 }
 
 fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
@@ -122,7 +118,7 @@ pub fn empty_record_batch() -> Vec<u8> {
 
 impl Writer<'_> {
     fn flexible(&self) -> bool {
-        contains(self.msg.flexible_versions, self.version)
+        in_versions(self.msg.flexible_versions, self.version)
     }
 
     fn random(&mut self) -> Option<&mut Rng> {
@@ -159,14 +155,14 @@ impl Writer<'_> {
             if !f.versions.contains(v) {
                 continue;
             }
-            if contains(f.tagged_versions, v) {
+            if in_versions(f.tagged_versions, v) {
                 if let Some(bytes) = self.tagged_value(f) {
                     tagged.push((f.tag.unwrap_or(0), bytes));
                 }
                 continue;
             }
             let compact = self.compact(f);
-            let nullable = contains(f.nullable_versions, v);
+            let nullable = in_versions(f.nullable_versions, v);
             self.write_field(&f.ty, nullable, compact, &f.default);
         }
         if !self.flexible() {
@@ -197,7 +193,7 @@ impl Writer<'_> {
 
     fn compact(&self, f: &Field) -> bool {
         match &f.flexible_versions {
-            Some(over) => contains(*over, self.version),
+            Some(over) => in_versions(*over, self.version),
             None => self.flexible(),
         }
     }
@@ -212,7 +208,7 @@ impl Writer<'_> {
         if !include {
             return None;
         }
-        let nullable = contains(f.nullable_versions, self.version);
+        let nullable = in_versions(f.nullable_versions, self.version);
         let compact = self.compact(f);
         let saved = std::mem::take(&mut self.out);
         let ok = match (&f.ty, &f.default) {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::html::{escape, page, section};
 use super::{api_name, explain, sample_bytes, Input, Schemas, Side, Style};
-use crate::ir::{Field, FieldType, Message, MessageKind, Versions};
+use crate::ir::{versions_text, Field, FieldType, Message, MessageKind};
 
 /// What `write` wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,10 +45,6 @@ pub fn version_page(api: &str, version: i16) -> String {
 
 pub fn api_page(api: &str) -> String {
     format!("{api}.html")
-}
-
-fn opt(v: Option<Versions>) -> String {
-    v.map_or_else(|| "none".to_string(), |v| v.to_string())
 }
 
 /// Writes the site into `out` (created if missing); only the site's own files are written.
@@ -93,8 +89,8 @@ fn index(apis: &[Api<'_>]) -> String {
             api_page(api.name),
             escape(api.name),
             r.valid_versions,
-            opt(r.flexible_versions),
-            opt(r.deprecated_versions),
+            versions_text(r.flexible_versions),
+            versions_text(r.deprecated_versions),
             if r.latest_version_unstable { format!("yes (v{})", r.valid_versions.max) } else { "no".into() },
             links.join(" ")
         );
@@ -112,8 +108,8 @@ fn api_history(api: &Api<'_>) -> String {
             "<h2>{}</h2>\n<p>versions {}, flexible {}, deprecated {}{}</p>",
             escape(&msg.name),
             msg.valid_versions,
-            opt(msg.flexible_versions),
-            opt(msg.deprecated_versions),
+            versions_text(msg.flexible_versions),
+            versions_text(msg.deprecated_versions),
             if msg.latest_version_unstable { ", latest version unstable" } else { "" }
         );
         s.push_str("<h3>what each version changed</h3>\n<ul>\n");
@@ -198,7 +194,7 @@ fn version_html(schemas: &Schemas, api: &Api<'_>, version: i16) -> String {
     let mut summary: Vec<(String, String)> = vec![
         ("API key".into(), api.key.to_string()),
         ("Encoded at".into(), format!("v{version}")),
-        ("Flexible versions".into(), opt(api.request.flexible_versions)),
+        ("Flexible versions".into(), versions_text(api.request.flexible_versions)),
     ];
     let mut headers = Vec::new();
     let mut sizes = Vec::new();
