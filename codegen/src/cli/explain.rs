@@ -94,10 +94,17 @@ impl ExplainArgs {
     }
 
     pub fn run(&self) -> ExitCode {
-        match self.explain_all() {
+        let schemas = match Schemas::load(&self.schemas) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        match self.explain_all(&schemas) {
             Ok(all) => {
                 let malformed = all.iter().any(Explained::is_malformed);
-                self.print(&all);
+                self.print(&schemas, &all);
                 if malformed {
                     ExitCode::FAILURE
                 } else {
@@ -111,12 +118,11 @@ impl ExplainArgs {
         }
     }
 
-    fn explain_all(&self) -> Result<Vec<Explained>, String> {
-        let schemas = Schemas::load(&self.schemas).map_err(|e| e.to_string())?;
-        let bytes = self.bytes(&schemas)?;
+    fn explain_all(&self, schemas: &Schemas) -> Result<Vec<Explained>, String> {
+        let bytes = self.bytes(schemas)?;
         let style = Style { sample: self.sample };
         if let Some(entries) = recording::read(&bytes).map_err(|e| e.to_string())? {
-            return recording::explain(&schemas, &entries, style).map_err(|e| e.to_string());
+            return recording::explain(schemas, &entries, style).map_err(|e| e.to_string());
         }
         if !self.request && !self.response {
             return Err("--request or --response is needed".into());
@@ -132,7 +138,7 @@ impl ExplainArgs {
                 bytes: &bytes[at..],
                 style,
             };
-            let explained = explain::explain(&schemas, &input).map_err(|e| e.to_string())?;
+            let explained = explain::explain(schemas, &input).map_err(|e| e.to_string())?;
             at += explained.consumed;
             let stop = !self.frame || explained.error.is_some() || explained.consumed == 0 || at >= bytes.len();
             all.push(explained);
@@ -143,7 +149,7 @@ impl ExplainArgs {
         Ok(all)
     }
 
-    fn print(&self, all: &[Explained]) {
+    fn print(&self, schemas: &Schemas, all: &[Explained]) {
         match self.format {
             Format::Text => {
                 for (i, e) in all.iter().enumerate() {
@@ -161,10 +167,7 @@ impl ExplainArgs {
                 let out = if values.len() == 1 { values[0].clone() } else { serde_json::Value::Array(values) };
                 println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
             }
-            Format::Html => {
-                let schemas = Schemas::load(&self.schemas).unwrap_or_default();
-                print!("{}", html::page_for(&schemas, all));
-            }
+            Format::Html => print!("{}", html::page_for(schemas, all)),
         }
     }
 }

@@ -176,13 +176,16 @@ pub fn label(dir: &Path) -> String {
     }
 }
 
+/// Schemas by name.
+fn by_name(set: &[Message]) -> BTreeMap<&str, &Message> {
+    set.iter().map(|m| (m.name.as_str(), m)).collect()
+}
+
 /// Compares two loaded schema sets.
 pub fn compare(old: &[Message], new: &[Message], verbose: bool) -> Report {
-    let by_name =
-        |set: &[Message]| -> BTreeMap<String, Message> { set.iter().map(|m| (m.name.clone(), m.clone())).collect() };
     let (old_by, new_by) = (by_name(old), by_name(new));
     let mut report = Report::default();
-    let apis = |set: &BTreeMap<String, Message>| -> BTreeMap<i16, String> {
+    let apis = |set: &BTreeMap<&str, &Message>| -> BTreeMap<i16, String> {
         set.values()
             .filter(|m| m.kind == MessageKind::Request)
             .filter_map(|m| Some((m.api_key?, crate::ir::api_name(&m.name).to_string())))
@@ -197,13 +200,16 @@ pub fn compare(old: &[Message], new: &[Message], verbose: bool) -> Report {
     let mut pairs: Vec<(&Message, &Message)> = Vec::new();
     for (name, o) in &old_by {
         match new_by.get(name) {
-            Some(n) => pairs.push((o, n)),
+            Some(n) => pairs.push((*o, *n)),
             None => {
                 let renamed = new_by.values().find(|n| {
-                    o.api_key.is_some() && n.api_key == o.api_key && n.kind == o.kind && !old_by.contains_key(&n.name)
+                    o.api_key.is_some()
+                        && n.api_key == o.api_key
+                        && n.kind == o.kind
+                        && !old_by.contains_key(n.name.as_str())
                 });
                 match renamed {
-                    Some(n) => pairs.push((o, n)),
+                    Some(n) => pairs.push((*o, *n)),
                     None => report.schemas_removed.push(o.file.clone()),
                 }
             }

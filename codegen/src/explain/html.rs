@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::node::{Node, Region};
+use super::node::Region;
 use super::{Explained, Schemas, Side};
 
 /// Escapes text for HTML.
@@ -99,9 +99,15 @@ pub fn section(e: &Explained, schema: Option<&str>, id: &str) -> String {
     let _ = writeln!(out, "<h3>{} v{}{header}, {} bytes on the wire</h3>", escape(name), e.version, e.bytes.len());
     out.push_str(&legend(e.side));
     // Lines first, so that each byte can name the deepest node that holds it.
-    let mut lines = Vec::new();
+    // Parents come before their children, so each byte ends up with its deepest node.
+    let lines = super::node::lines(&e.root);
     let mut owner: Vec<Option<(usize, Region)>> = vec![None; e.bytes.len()];
-    flatten(&e.root, "", "", &mut lines, &mut owner);
+    for (index, (_, node)) in lines.iter().enumerate().filter(|(_, (_, n))| !n.decompressed) {
+        let end = (node.offset + node.size).min(owner.len());
+        for slot in owner.iter_mut().take(end).skip(node.offset) {
+            *slot = Some((index, node.region));
+        }
+    }
     let _ = writeln!(out, "<h3>byte layout ({} bytes, 16 bytes per row)</h3>", e.bytes.len());
     out.push_str("<table class=\"bytes\"><tr><th></th>");
     for c in 0..16 {
@@ -141,30 +147,6 @@ pub fn section(e: &Explained, schema: Option<&str>, id: &str) -> String {
     }
     out.push_str("</section>\n");
     out
-}
-
-/// The tree's lines (as `render_text` prints them) with their nodes, and for each byte the
-/// deepest line that covers it.
-fn flatten<'n>(
-    node: &'n Node,
-    lead: &str,
-    prefix: &str,
-    lines: &mut Vec<(String, &'n Node)>,
-    owner: &mut [Option<(usize, Region)>],
-) {
-    let index = lines.len();
-    lines.push((format!("{lead}{}", node.line()), node));
-    if !node.decompressed {
-        let end = (node.offset + node.size).min(owner.len());
-        for slot in owner.iter_mut().take(end).skip(node.offset) {
-            *slot = Some((index, node.region));
-        }
-    }
-    let n = node.children.len();
-    for (i, child) in node.children.iter().enumerate() {
-        let more = if i + 1 < n { "|   " } else { "    " };
-        flatten(child, &format!("{prefix}+-- "), &format!("{prefix}{more}"), lines, owner);
-    }
 }
 
 /// `explain --format html`: a page with one section per message explained.

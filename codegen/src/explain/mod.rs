@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 pub use interpret::{explain_body, type_name, Style};
 pub use node::{render_text, Node, Region};
-pub use tree::Fail;
+pub use tree::{hex_preview, Fail};
 
 use crate::diagnostics::SchemaErrors;
 use crate::ir::{Message, MessageKind};

@@ -125,21 +125,21 @@ pub fn cut_about(about: &str) -> String {
 /// The tree as text, one line per node: the root at the margin, children under `+-- `, with
 /// `|   ` continuing a parent that has more children below.
 pub fn render_text(root: &Node) -> String {
-    let mut out = String::new();
-    out.push_str(&root.line());
-    out.push('\n');
-    render_children(root, "", &mut out);
+    lines(root).into_iter().map(|(line, _)| line + "\n").collect()
+}
+
+/// The tree's lines as `render_text` prints them, each with its node, parents before children.
+pub fn lines(root: &Node) -> Vec<(String, &Node)> {
+    let mut out = vec![(root.line(), root)];
+    push_children(root, "", &mut out);
     out
 }
 
-fn render_children(node: &Node, prefix: &str, out: &mut String) {
+fn push_children<'n>(node: &'n Node, prefix: &str, out: &mut Vec<(String, &'n Node)>) {
     let n = node.children.len();
     for (i, child) in node.children.iter().enumerate() {
-        out.push_str(prefix);
-        out.push_str("+-- ");
-        out.push_str(&child.line());
-        out.push('\n');
+        out.push((format!("{prefix}+-- {}", child.line()), child));
         let more = if i + 1 < n { "|   " } else { "    " };
-        render_children(child, &format!("{prefix}{more}"), out);
+        push_children(child, &format!("{prefix}{more}"), out);
     }
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use clap::Args;
@@ -69,6 +69,11 @@ struct Pending {
 }
 
 type PendingMap = Arc<Mutex<HashMap<i32, Pending>>>;
+
+/// The requests waiting for answers (a panic elsewhere does not make them unreadable).
+fn waiting(pending: &PendingMap) -> MutexGuard<'_, HashMap<i32, Pending>> {
+    pending.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 pub async fn run(args: TapArgs) -> CmdResult {
     let listener =
@@ -135,7 +140,7 @@ async fn connection(
         r = responses => r.map(|()| "the upstream disconnected".to_string()),
     };
     let mut why = why.unwrap_or_else(|e| format!("ended: {e}"));
-    let unanswered = pending.lock().unwrap_or_else(|p| p.into_inner());
+    let unanswered = waiting(&pending);
     if unanswered.values().any(|p| p.expected) {
         let mut list: Vec<String> = unanswered
             .iter()
@@ -195,8 +200,9 @@ async fn pass_through(
     Ok(())
 }
 
-/// The next frame small enough to decode; larger ones are streamed through on the way (and
-/// noted). `None` at a clean end of stream.
+/// The next frame small enough to decode (size prefix included, shared so decoding slices it
+/// instead of copying); larger ones are streamed through on the way (and noted). `None` at a
+/// clean end of stream.
 async fn next_frame(
     what: &str,
     id: u32,
@@ -204,11 +210,11 @@ async fn next_frame(
     to: &mut (impl AsyncWrite + Unpin),
     reporter: &Reporter,
     max_frame: usize,
-) -> std::io::Result<Option<Vec<u8>>> {
+) -> std::io::Result<Option<Bytes>> {
     loop {
         match read_frame(from, max_frame).await? {
             None => return Ok(None),
-            Some(Frame::Whole(frame)) => return Ok(Some(frame)),
+            Some(Frame::Whole(frame)) => return Ok(Some(Bytes::from(frame))),
             Some(Frame::Oversized(n)) => {
                 reporter.note(id, &format!("{what} frame of {n} bytes (over --max-frame) forwarded undecoded"));
                 pass_through(n, from, to).await?;
@@ -229,19 +235,16 @@ async fn requests(
         // Registered before the bytes go on (the response may come back before this task
         // runs again), then forwarded before decoding: decoding never delays the bytes.
         let (api_key, version, correlation) = header_fields(&frame);
-        pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        waiting(&pending)
             .insert(correlation, Pending { api_key, version, expected: true, at: Instant::now(), size: frame.len() });
         to.write_all(&frame).await?;
-        let payload = Bytes::copy_from_slice(&frame[4..]);
-        let decoded = RequestFrame::decode_with_trailing(payload);
+        let decoded = RequestFrame::decode_with_trailing(frame.slice(4..));
         let expects_response = match &decoded {
             Ok((f, _)) => !matches!(&f.body, RequestKind::Produce(p) if p.acks == 0),
             Err(_) => true,
         };
         if !expects_response {
-            if let Some(p) = pending.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&correlation) {
+            if let Some(p) = waiting(&pending).get_mut(&correlation) {
                 p.expected = false;
             }
         }
@@ -252,9 +255,12 @@ async fn requests(
 
 /// Api key, version and correlation id from a request frame's first bytes (zeros if short).
 fn header_fields(frame: &[u8]) -> (i16, i16, i32) {
-    let at = |i: usize, n: usize| frame.get(i..i + n).map(|b| b.to_vec()).unwrap_or_else(|| vec![0; n]);
-    let (k, v, c) = (at(4, 2), at(6, 2), at(8, 4));
-    (i16::from_be_bytes([k[0], k[1]]), i16::from_be_bytes([v[0], v[1]]), i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+    match *frame {
+        [_, _, _, _, k0, k1, v0, v1, c0, c1, c2, c3, ..] => {
+            (i16::from_be_bytes([k0, k1]), i16::from_be_bytes([v0, v1]), i32::from_be_bytes([c0, c1, c2, c3]))
+        }
+        _ => (0, 0, 0),
+    }
 }
 
 async fn responses(
@@ -268,7 +274,7 @@ async fn responses(
 ) -> CmdResult {
     while let Some(frame) = next_frame("response", id, &mut from, &mut to, &reporter, max_frame).await? {
         let correlation = frame.get(4..8).map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        let request = pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&correlation);
+        let request = waiting(&pending).remove(&correlation);
         let Some(request) = request else {
             to.write_all(&frame).await?;
             reporter.unmatched(id, &frame, correlation);
@@ -301,8 +307,12 @@ async fn responses(
 
 /// Decodes a response frame; an ApiVersions error response is read at v0 when the request's
 /// version does not fit it (brokers answer an unsupported ApiVersions version so, KIP-511).
-fn decode_response(frame: &[u8], api: ApiKey, version: i16) -> Result<(ResponseFrame, usize), kafka_wire::DecodeError> {
-    let payload = Bytes::copy_from_slice(&frame[4..]);
+fn decode_response(
+    frame: &Bytes,
+    api: ApiKey,
+    version: i16,
+) -> Result<(ResponseFrame, usize), kafka_wire::DecodeError> {
+    let payload = frame.slice(4..);
     match ResponseFrame::decode_with_trailing(payload.clone(), api, version) {
         Ok((f, trailing)) => Ok((f, trailing.len())),
         Err(e) if api == ApiKey::ApiVersions && version > 0 => {

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use kafka_wire::messages::{ApiKey, RequestFrame, ResponseFrame};
 use kafka_wire::{DecodeError, ErrorCode, Json as _};
 use kafka_wire_codegen::explain::recording::{Entry, MAGIC};
-use kafka_wire_codegen::explain::{self, Input, Schemas, Side, Style};
+use kafka_wire_codegen::explain::{self, hex_preview, Input, Schemas, Side, Style};
 use serde_json::{json, Value};
 
 use super::TapArgs;
@@ -67,14 +67,6 @@ pub fn utc_now() -> String {
 
 fn micros_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
-}
-
-fn hex(bytes: &[u8], max: usize) -> String {
-    let mut s: String = bytes.iter().take(max).map(|b| format!("{b:02x}")).collect();
-    if bytes.len() > max {
-        s.push_str(&format!("... ({} bytes)", bytes.len()));
-    }
-    s
 }
 
 /// Non-zero error codes anywhere in a body's JSON (`errorCode`, `partitionErrorCode`, ...),
@@ -194,7 +186,7 @@ impl Reporter {
             (Mode::Json, Err(e)) => self.print(
                 &json!({
                     "time": time, "connection": connection, "direction": "request", "apiKey": key,
-                    "version": version, "size": frame.len(), "error": e.to_string(), "hex": hex(frame, 256),
+                    "version": version, "size": frame.len(), "error": e.to_string(), "hex": hex_preview(frame, 256),
                 })
                 .to_string(),
             ),
@@ -206,7 +198,7 @@ impl Reporter {
                 "{time} conn {connection} {} v{version} request not decoded ({e}), {}B: {}",
                 api_name(key),
                 frame.len(),
-                hex(frame, 64)
+                hex_preview(frame, 64)
             )),
             (Mode::Lines, Ok((f, _))) if !expects_response => self.print(&format!(
                 "{time} conn {connection} {} v{version} corr {} req {}B no response expected (acks=0)",
@@ -243,7 +235,7 @@ impl Reporter {
                 &json!({
                     "time": time, "connection": x.connection, "direction": "response", "api": name,
                     "apiKey": x.api_key, "version": x.version, "correlationId": x.correlation,
-                    "size": frame.len(), "error": e, "hex": hex(frame, 256),
+                    "size": frame.len(), "error": e, "hex": hex_preview(frame, 256),
                 })
                 .to_string(),
             ),
@@ -273,7 +265,7 @@ impl Reporter {
                             format!(" errors: {}", list.join(", "))
                         }
                     }
-                    Err(e) => format!(" response not decoded ({e}): {}", hex(frame, 64)),
+                    Err(e) => format!(" response not decoded ({e}): {}", hex_preview(frame, 64)),
                 };
                 self.print(&format!(
                     "{time} conn {} {name} v{} corr {} req {}B resp {}B {latency_ms:.3} ms{rewritten}{errors}",
@@ -290,7 +282,7 @@ impl Reporter {
             "{} conn {connection} response with unknown correlation id {correlation}, {}B: {}",
             utc_now(),
             frame.len(),
-            hex(frame, 64)
+            hex_preview(frame, 64)
         ));
     }
 }
