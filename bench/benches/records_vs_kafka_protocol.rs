@@ -5,6 +5,12 @@
 //! `kafka-wire` as owned `Record`s (shared `Bytes`, like kafka-protocol's), `kafka-wire-views`
 //! as borrowed `RecordRef`s.
 //!
+//! A second group decodes batches written by kafka-python's own producer code
+//! (`bench/kafka_python_batch.py`, the same records, without and with a header per record),
+//! so the figures do not rest on our builder's layout alone. It needs kafka-python: the
+//! interpreter in `KAFKA_WIRE_PYTHON`, else `target/kafka-python-venv/bin/python` (which
+//! `scripts/test` creates); without it that group is skipped with a message.
+//!
 //! Run: `cargo bench -p kafka-wire-bench --bench records_vs_kafka_protocol`
 
 use bytes::{Bytes, BytesMut};
@@ -13,7 +19,7 @@ use kafka_protocol::records::{
     Compression as KpCompression, Record as KpRecord, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions,
     TimestampType as KpTimestampType,
 };
-use kafka_wire_records::{Compression, Records, RecordsExt};
+use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, Header, Records, RecordsExt};
 
 #[path = "../../records/benches/common/records_workload.rs"]
 mod workload;
@@ -115,5 +121,91 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(records, benches);
+/// The interpreter with kafka-python, if there is one.
+fn kafka_python() -> Option<std::path::PathBuf> {
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/kafka-python-venv/bin/python");
+    std::env::var_os("KAFKA_WIRE_PYTHON").map(Into::into).or_else(|| venv.exists().then_some(venv))
+}
+
+/// The batch `bench/kafka_python_batch.py` writes (`headers`: one header per record).
+fn kafka_python_batch(python: &std::path::Path, headers: bool) -> Result<Bytes, String> {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kafka_python_batch.py");
+    let mut command = std::process::Command::new(python);
+    command.arg(&script);
+    if headers {
+        command.arg("--headers");
+    }
+    let out = command.output().map_err(|e| format!("{}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(Bytes::from(out.stdout))
+}
+
+/// The header `bench/kafka_python_batch.py --headers` gives record `i`.
+fn trace_header(i: usize) -> Header {
+    Header::new(&b"trace"[..], Some(format!("{:016x}", i as u64 * 2_654_435_761).into_bytes()))
+}
+
+fn kafka_python_benches(c: &mut Criterion) {
+    let Some(python) = kafka_python() else {
+        eprintln!("records_vs_kafka_protocol: no kafka-python (set KAFKA_WIRE_PYTHON or run scripts/test once); skipping the kafka-python batches");
+        return;
+    };
+    let data = values();
+    let mut group = c.benchmark_group("records_from_kafka_python");
+    group.sample_size(30);
+    for (name, headers) in [("plain", false), ("one-header", true)] {
+        let batch = match kafka_python_batch(&python, headers) {
+            Ok(batch) => batch,
+            Err(e) => {
+                eprintln!("records_vs_kafka_protocol: kafka-python failed ({e}); skipping the kafka-python batches");
+                return;
+            }
+        };
+        // Our builder, given the same records, writes the same bytes but for the partition
+        // leader epoch (bytes 12..16, outside the CRC), where kafka-python writes 0 and Kafka's
+        // Java producer, like us, -1: the layouts agree.
+        let mut builder = BatchBuilder::with_capacity(BatchOptions::new(2, Compression::None), batch.len()).unwrap();
+        for (i, (key, value)) in data.iter().enumerate() {
+            let h = if headers { vec![trace_header(i)] } else { Vec::new() };
+            builder.append(1_700_000_000_000 + i as i64, Some(key), Some(value), &h).unwrap();
+        }
+        let mut built = builder.build().unwrap().to_vec();
+        assert_eq!((&built[12..16], &batch[12..16]), (&[0xff; 4][..], &[0; 4][..]), "{name}: leader epochs");
+        built[12..16].copy_from_slice(&batch[12..16]);
+        assert!(built == batch, "{name}: kafka-python's batch and ours differ beyond the leader epoch");
+        // Both decoders read every record of kafka-python's batch back as it was written.
+        let ours = ours_decode(&batch);
+        let theirs = kp_decode(&batch);
+        assert_eq!((ours.len(), theirs.len()), (RECORDS, RECORDS));
+        for (i, ((a, b), (key, value))) in ours.iter().zip(&theirs).zip(&data).enumerate() {
+            assert_eq!((a.key.as_ref(), a.value.as_ref()), (Some(key), Some(value)));
+            assert_eq!((b.key.as_ref(), b.value.as_ref()), (Some(key), Some(value)));
+            assert_eq!((a.offset, a.timestamp), (i as i64, 1_700_000_000_000 + i as i64));
+            assert_eq!((a.offset, a.timestamp), (b.offset, b.timestamp));
+            let expected = if headers { vec![trace_header(i)] } else { Vec::new() };
+            assert_eq!(a.headers, expected);
+            assert_eq!(b.headers.len(), expected.len());
+        }
+        assert_eq!(decode_views(&batch), RECORDS);
+        eprintln!(
+            "kafka-python {name} batch: {} bytes, identical to kafka-wire's builder but for the leader epoch",
+            batch.len()
+        );
+        group.throughput(Throughput::Bytes(batch.len() as u64));
+        group.bench_with_input(BenchmarkId::new("decode/kafka-wire", name), &batch, |b, batch| {
+            b.iter(|| ours_decode(batch))
+        });
+        group.bench_with_input(BenchmarkId::new("decode/kafka-wire-views", name), &batch, |b, batch| {
+            b.iter(|| decode_views(batch))
+        });
+        group.bench_with_input(BenchmarkId::new("decode/kafka-protocol", name), &batch, |b, batch| {
+            b.iter(|| kp_decode(batch))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(records, benches, kafka_python_benches);
 criterion_main!(records);

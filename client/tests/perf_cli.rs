@@ -48,6 +48,9 @@ fn perf_produce_then_consume_reports_every_pass_and_the_ratios() {
     let ceiling = consumed.lines().find(|l| l.contains("ceiling tcp loopback")).expect("ceiling line");
     assert!(ceiling.contains("median of 3:") && ceiling.trim_end().ends_with('%'), "{consumed}");
     assert!(consumed.contains("best of each:"), "{consumed}");
+    // The second ceiling sends a file of as many bytes from the page cache with sendfile.
+    let sendfile = consumed.lines().find(|l| l.contains("ceiling tcp sendfile")).expect("sendfile ceiling line");
+    assert!(sendfile.contains("median of 3:") && sendfile.contains("ratio "), "{consumed}");
 
     // A later start offset: every pass starts there, not at the end it reached before.
     let tail = text(kwire(

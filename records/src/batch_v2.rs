@@ -124,7 +124,7 @@ impl RecordBatch {
 
     /// Checks the CRC-32C over attributes..end.
     pub fn verify_crc(&self) -> Result<(), RecordsError> {
-        let computed = crc32c::crc32c(self.bytes.get(V2_CRC_START..).unwrap_or_default());
+        let computed = super::checksum::crc32c(self.bytes.get(V2_CRC_START..).unwrap_or_default());
         if computed != self.header.crc {
             return Err(self.error(RecordsErrorKind::CrcMismatch { stored: self.header.crc, computed }));
         }
@@ -225,6 +225,46 @@ impl RecordBatchRecords {
         self.done = true;
         Some(Err(RecordsError::new(self.index, self.position, kind)))
     }
+
+    /// Reads the record at the current position into an owned [`Record`].
+    #[inline(always)]
+    fn read_one(&mut self) -> Result<Record, RecordsErrorKind> {
+        let data = &self.data;
+        let mut headers = Vec::new();
+        let raw = parse_record(data, self.pos, |key, value| {
+            headers.push(Header { key: data.slice(key), value: value.map(|v| data.slice(v)) });
+        })?;
+        self.pos = raw.end;
+        self.remaining -= 1;
+        let (timestamp, timestamp_type) = self.context.timestamp(raw.timestamp_delta);
+        Ok(Record {
+            offset: self.context.offset(raw.offset_delta),
+            timestamp,
+            timestamp_type,
+            key: raw.key.map(|r| data.slice(r)),
+            value: raw.value.map(|r| data.slice(r)),
+            headers,
+        })
+    }
+
+    /// Appends every remaining record to `out`: what collecting the iterator does, without
+    /// wrapping each record in an `Option<Result<..>>` on the way (`to_vec`'s loop).
+    pub(crate) fn append_to(mut self, out: &mut Vec<Record>) -> Result<(), RecordsError> {
+        if self.done {
+            return Ok(());
+        }
+        out.reserve(self.size_hint().1.unwrap_or(0));
+        while self.remaining > 0 {
+            match self.read_one() {
+                Ok(record) => out.push(record),
+                Err(kind) => return Err(RecordsError::new(self.index, self.position, kind)),
+            }
+        }
+        match trailing_bytes(&self.data, self.pos) {
+            Some(kind) => Err(RecordsError::new(self.index, self.position, kind)),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Iterator for RecordBatchRecords {
@@ -240,25 +280,8 @@ impl Iterator for RecordBatchRecords {
             return trailing_bytes(&self.data, self.pos)
                 .map(|kind| Err(RecordsError::new(self.index, self.position, kind)));
         }
-        let data = &self.data;
-        let mut headers = Vec::new();
-        let parsed = parse_record(data, self.pos, |key, value| {
-            headers.push(Header { key: data.slice(key), value: value.map(|v| data.slice(v)) });
-        });
-        match parsed {
-            Ok(raw) => {
-                self.pos = raw.end;
-                self.remaining -= 1;
-                let (timestamp, timestamp_type) = self.context.timestamp(raw.timestamp_delta);
-                Some(Ok(Record {
-                    offset: self.context.offset(raw.offset_delta),
-                    timestamp,
-                    timestamp_type,
-                    key: raw.key.map(|r| data.slice(r)),
-                    value: raw.value.map(|r| data.slice(r)),
-                    headers,
-                }))
-            }
+        match self.read_one() {
+            Ok(record) => Some(Ok(record)),
             Err(kind) => self.fail(kind),
         }
     }

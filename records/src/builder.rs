@@ -323,7 +323,7 @@ impl BatchBuilder {
         if let Some(slot) = out.get_mut(..V2_HEADER_LEN) {
             slot.copy_from_slice(&header);
         }
-        let crc = crc32c::crc32c(out.get(V2_CRC_START..).unwrap_or_default());
+        let crc = super::checksum::crc32c(out.get(V2_CRC_START..).unwrap_or_default());
         if let Some(slot) = out.get_mut(V2_CRC_AT..V2_CRC_START) {
             slot.copy_from_slice(&crc.to_be_bytes());
         }

@@ -9,6 +9,7 @@ mod attributes;
 mod batch;
 mod batch_v2;
 mod builder;
+mod checksum;
 pub mod compression;
 mod error;
 mod legacy;
@@ -21,6 +22,7 @@ pub use attributes::Attributes;
 pub use batch::{AllRecords, Batch, BatchRecords, Batches, ReadOptions};
 pub use batch_v2::{RecordBatch, RecordBatchData, RecordBatchHeader, RecordBatchRecords, V2_HEADER_LEN};
 pub use builder::{BatchBuilder, BatchOptions};
+pub use checksum::crc32c;
 pub use compression::{Compression, DEFAULT_MAX_DECOMPRESSED_SIZE};
 pub use error::{BuildError, Malformation, RecordsError, RecordsErrorKind};
 pub use legacy::{LegacyBatch, LegacyMessageHeader, LegacyRecords, LOG_OVERHEAD};
@@ -58,10 +60,14 @@ pub trait RecordsExt {
     fn to_vec(&self, options: ReadOptions) -> Result<Vec<Record>, RecordsError> {
         let mut out = Vec::new();
         for batch in self.batches() {
-            let records = batch?.records_with(&options)?;
-            out.reserve(records.size_hint().1.unwrap_or(0));
-            for record in records {
-                out.push(record?);
+            match batch?.records_with(&options)? {
+                BatchRecords::V2(records) => records.append_to(&mut out)?,
+                records => {
+                    out.reserve(records.size_hint().1.unwrap_or(0));
+                    for record in records {
+                        out.push(record?);
+                    }
+                }
             }
         }
         Ok(out)

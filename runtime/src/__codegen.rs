@@ -274,7 +274,12 @@ pub fn nullable_string_size(value: Option<&str>, compact: bool) -> usize {
 // ---- bytes and records ----
 
 /// Reads a byte string that may be null, sharing `buf`'s allocation.
-#[inline]
+///
+/// Always inlined: out of line, the `Bytes` that `split_to` returns through memory is copied
+/// once more into this function's own return slot, and that copy's wide loads of the fields
+/// `split_to` has just stored one by one stall on store forwarding (measured: a Produce
+/// request of 100 partitions decodes about 10% faster inlined).
+#[inline(always)]
 pub fn get_nullable_bytes(buf: &mut Bytes, compact: bool) -> Result<Option<Bytes>, DecodeError> {
     Ok(get_len(buf, compact, true, 1)?.map(|n| buf.split_to(n)))
 }
@@ -318,7 +323,7 @@ pub fn nullable_bytes_size(value: Option<&[u8]>, compact: bool) -> usize {
 }
 
 /// Reads record data that may be null, without copying.
-#[inline]
+#[inline(always)]
 pub fn get_nullable_records(buf: &mut Bytes, compact: bool) -> Result<Option<Records>, DecodeError> {
     Ok(get_nullable_bytes(buf, compact)?.map(Records::from_bytes))
 }
@@ -343,6 +348,41 @@ pub fn get_array_len(buf: &mut Bytes, compact: bool, min_elem_size: usize) -> Re
 #[inline]
 pub fn get_non_null_array_len(buf: &mut Bytes, compact: bool, min_elem_size: usize) -> Result<usize, DecodeError> {
     get_array_len(buf, compact, min_elem_size)?.ok_or_else(unexpected_null)
+}
+
+/// Decodes an array of `n` structs (`n` already checked against the bytes present) of
+/// `structure.field`, writing each one straight into the vector.
+///
+/// A loop of `push`es keeps a grow path inside the loop, so every element is first built in a
+/// stack temporary and then copied; that copy reads what was just stored in wider pieces than
+/// it was written in, which stalls the CPU (a failed store-to-load forward) once per element.
+/// Collecting a mapped `Range` (a `TrustedLen` iterator) reserves once and writes in place:
+/// measured, a Produce request of 100 partitions decodes about 25% faster. After an error the
+/// remaining slots get cheap defaults and the error is returned.
+#[inline]
+pub fn decode_struct_array<T: Decode + Default>(
+    buf: &mut Bytes,
+    n: usize,
+    version: i16,
+    structure: &'static str,
+    field: &'static str,
+) -> Result<Vec<T>, DecodeError> {
+    let mut failure = None;
+    let items: Vec<T> = (0..n)
+        .map(|_| {
+            if failure.is_none() {
+                match T::decode(buf, version) {
+                    Ok(item) => return item,
+                    Err(e) => failure = Some(e.within(structure, field)),
+                }
+            }
+            T::default()
+        })
+        .collect();
+    match failure {
+        None => Ok(items),
+        Some(e) => Err(e),
+    }
 }
 
 /// Writes an array length, or null for `None`.

@@ -711,14 +711,11 @@ impl StructCtx<'_> {
             FieldType::Array(inner) => {
                 let min = min_size(inner);
                 let elem = self.read_value(inner, compact, label, wrap);
+                let collect = self.collect_elements(inner, &elem, label);
                 quote! {
                     match #rt::get_array_len(buf, #compact, #min).within(#name, #label)? {
                         None => None,
-                        Some(n) => {
-                            let mut items = Vec::with_capacity(n);
-                            for _ in 0..n { items.push(#elem); }
-                            Some(items)
-                        }
+                        Some(n) => Some(#collect),
                     }
                 }
             }
@@ -736,6 +733,22 @@ impl StructCtx<'_> {
             Cond::Never => quote!(Some(#plain)),
             Cond::Test(t) => quote!(if #t { #nullable } else { Some(#plain) }),
         }
+    }
+
+    /// The `Vec` of `n` elements read by `elem`. Struct elements (which all implement
+    /// `Default`) go through `decode_struct_array`, which writes them in place; other elements
+    /// are small and are pushed.
+    fn collect_elements(&self, inner: &FieldType, elem: &TokenStream, label: &str) -> TokenStream {
+        let rt = self.rt;
+        if let FieldType::Struct(s) = inner {
+            let t = type_ident(s);
+            return quote!(#rt::decode_struct_array::<#t>(buf, n, version, Self::NAME, #label)?);
+        }
+        quote! {{
+            let mut items = Vec::with_capacity(n);
+            for _ in 0..n { items.push(#elem); }
+            items
+        }}
     }
 
     fn read_value(
@@ -774,11 +787,10 @@ impl StructCtx<'_> {
             FieldType::Array(inner) => {
                 let min = min_size(inner);
                 let elem = self.read_value(inner, compact, label, wrap);
+                let collect = self.collect_elements(inner, &elem, label);
                 quote! {{
                     let n = #rt::get_non_null_array_len(buf, #compact, #min).within(#name, #label)?;
-                    let mut items = Vec::with_capacity(n);
-                    for _ in 0..n { items.push(#elem); }
-                    items
+                    #collect
                 }}
             }
         }

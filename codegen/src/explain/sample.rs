@@ -111,7 +111,7 @@ pub fn empty_record_batch() -> Vec<u8> {
     b.extend_from_slice(&[0; 2 + 4 + 8 + 8 + 8 + 2 + 4]); // attributes .. base sequence
     b.extend_from_slice(&0i32.to_be_bytes()); // record count
     debug_assert_eq!(b.len(), 61);
-    let crc = crc32c::crc32c(&b[21..]);
+    let crc = kafka_wire_records::crc32c(&b[21..]);
     b[17..21].copy_from_slice(&crc.to_be_bytes());
     b
 }

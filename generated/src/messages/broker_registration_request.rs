@@ -150,28 +150,16 @@ impl rt::Decode for BrokerRegistrationRequest {
                 let f_listeners = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
                         .within(Self::NAME, "listeners")?;
-                    let mut items = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        items
-                            .push(
-                                <Listener as rt::Decode>::decode(buf, version)
-                                    .within(Self::NAME, "listeners")?,
-                            );
-                    }
-                    items
+                    rt::decode_struct_array::<
+                        Listener,
+                    >(buf, n, version, Self::NAME, "listeners")?
                 };
                 let f_features = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
                         .within(Self::NAME, "features")?;
-                    let mut items = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        items
-                            .push(
-                                <Feature as rt::Decode>::decode(buf, version)
-                                    .within(Self::NAME, "features")?,
-                            );
-                    }
-                    items
+                    rt::decode_struct_array::<
+                        Feature,
+                    >(buf, n, version, Self::NAME, "features")?
                 };
                 let f_rack = rt::get_nullable_string(buf, true)
                     .within(Self::NAME, "rack")?;

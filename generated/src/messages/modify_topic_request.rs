@@ -74,15 +74,9 @@ impl rt::Decode for ModifyTopicRequest {
                 let f_properties = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
                         .within(Self::NAME, "properties")?;
-                    let mut items = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        items
-                            .push(
-                                <TopicProperty as rt::Decode>::decode(buf, version)
-                                    .within(Self::NAME, "properties")?,
-                            );
-                    }
-                    items
+                    rt::decode_struct_array::<
+                        TopicProperty,
+                    >(buf, n, version, Self::NAME, "properties")?
                 };
                 let mut unknown_tagged_fields = rt::UnknownTags::new();
                 rt::get_unknown_tags(buf, &mut unknown_tagged_fields)

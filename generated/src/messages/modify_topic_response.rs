@@ -108,29 +108,17 @@ impl rt::Decode for ModifyTopicResponse {
                 let f_configs = {
                     let n = rt::get_non_null_array_len(buf, true, 1usize)
                         .within(Self::NAME, "configs")?;
-                    let mut items = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        items
-                            .push(
-                                <TopicConfig as rt::Decode>::decode(buf, version)
-                                    .within(Self::NAME, "configs")?,
-                            );
-                    }
-                    items
+                    rt::decode_struct_array::<
+                        TopicConfig,
+                    >(buf, n, version, Self::NAME, "configs")?
                 };
                 let f_topics = if version >= 1 {
                     {
                         let n = rt::get_non_null_array_len(buf, true, 1usize)
                             .within(Self::NAME, "topics")?;
-                        let mut items = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            items
-                                .push(
-                                    <ListedTopic as rt::Decode>::decode(buf, version)
-                                        .within(Self::NAME, "topics")?,
-                                );
-                        }
-                        items
+                        rt::decode_struct_array::<
+                            ListedTopic,
+                        >(buf, n, version, Self::NAME, "topics")?
                     }
                 } else {
                     Vec::new()

@@ -40,14 +40,26 @@ fn pattern(chunk: usize) -> Vec<u8> {
     (0..chunk.max(1)).map(|i| (i * 31 % 251) as u8).collect()
 }
 
-/// Sends `bytes` in `chunk`-sized writes to a reader on another thread over 127.0.0.1; the
-/// time runs until the reader has received the last byte. `congestion` names the sending
-/// socket's TCP congestion control algorithm and `receive_buffer` the reader's `SO_RCVBUF`
-/// (`None`: the system's default and automatic sizing), so that the ceiling can use the
-/// settings of the client it is compared with.
+/// What a TCP blast sends.
+#[derive(Debug, Clone, Copy)]
+pub enum BlastSource<'a> {
+    /// One `chunk`-sized buffer written again and again: it stays in the CPU cache, so this is
+    /// what loopback TCP moves when the bytes cost nothing to fetch.
+    Pattern { chunk: usize },
+    /// A file of at least the blast's size sent with `sendfile` in `chunk`-sized calls, as the
+    /// broker sends log segments (one call per fetch answer): the bytes come from the page
+    /// cache, from memory.
+    File { path: &'a Path, chunk: usize },
+}
+
+/// Sends `bytes` from `source` to a reader on another thread over 127.0.0.1; the time runs
+/// until the reader has received the last byte. `congestion` names the sending socket's TCP
+/// congestion control algorithm and `receive_buffer` the reader's `SO_RCVBUF` (`None`: the
+/// system's default and automatic sizing), so that the ceiling can use the settings of the
+/// client it is compared with.
 pub fn tcp_blast(
     bytes: u64,
-    chunk: usize,
+    source: BlastSource<'_>,
     congestion: Option<&str>,
     receive_buffer: Option<usize>,
 ) -> std::io::Result<Measured> {
@@ -68,18 +80,32 @@ pub fn tcp_blast(
             total += n as u64;
         }
     });
-    let data = pattern(chunk);
+    let data = match source {
+        BlastSource::Pattern { chunk } => Some(pattern(chunk)),
+        BlastSource::File { .. } => None,
+    };
     let start = Instant::now();
     let mut s = TcpStream::connect(addr)?;
     if let Some(algorithm) = congestion {
         set_congestion(&s, algorithm)
             .map_err(|e| std::io::Error::new(e.kind(), format!("congestion control {algorithm}: {e}")))?;
     }
-    let mut left = bytes;
-    while left > 0 {
-        let n = (data.len() as u64).min(left) as usize;
-        s.write_all(&data[..n])?;
-        left -= n as u64;
+    match (source, data) {
+        (BlastSource::File { path, chunk }, _) => {
+            let sent = send_file(&s, &std::fs::File::open(path)?, bytes, chunk)?;
+            if sent != bytes {
+                return Err(std::io::Error::other(format!("{} holds only {sent} of {bytes} bytes", path.display())));
+            }
+        }
+        (BlastSource::Pattern { .. }, data) => {
+            let data = data.unwrap_or_default();
+            let mut left = bytes;
+            while left > 0 {
+                let n = (data.len() as u64).min(left) as usize;
+                s.write_all(&data[..n])?;
+                left -= n as u64;
+            }
+        }
     }
     s.shutdown(std::net::Shutdown::Write)?;
     let received = reader.join().map_err(|_| std::io::Error::other("blast reader thread panicked"))??;
@@ -88,6 +114,70 @@ pub fn tcp_blast(
         return Err(std::io::Error::other(format!("blast reader got {received} of {bytes} bytes")));
     }
     Ok(Measured { bytes, elapsed })
+}
+
+/// A scratch file of `bytes` bytes in `dir` for [`BlastSource::File`], removed when dropped.
+pub struct ScratchFile(std::path::PathBuf);
+
+impl ScratchFile {
+    pub fn create(dir: &Path, bytes: u64) -> std::io::Result<ScratchFile> {
+        let file = ScratchFile(tempfile_in(dir)?);
+        let data = pattern(1 << 20);
+        let mut f = std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&file.0)?);
+        let mut left = bytes;
+        while left > 0 {
+            let n = (data.len() as u64).min(left) as usize;
+            f.write_all(&data[..n])?;
+            left -= n as u64;
+        }
+        f.flush()?;
+        Ok(file)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Sends the first `bytes` bytes of `file` with `sendfile`, `chunk` bytes per call (one call
+/// of 1 GiB, as `io::copy` makes, measured well below what the broker's answer-sized calls
+/// move on loopback). Returns how many were sent (fewer at the file's end).
+#[cfg(target_os = "linux")]
+fn send_file(s: &TcpStream, file: &std::fs::File, bytes: u64, chunk: usize) -> std::io::Result<u64> {
+    let mut offset: i64 = 0;
+    let end = i64::try_from(bytes).map_err(|_| std::io::Error::other("blast larger than i64"))?;
+    while offset < end {
+        let count = usize::try_from(end - offset).unwrap_or(usize::MAX).min(chunk.max(1));
+        match nix::sys::sendfile::sendfile(s, file, Some(&mut offset), count) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(offset as u64)
+}
+
+/// [`send_file`] where there is no `sendfile`: positioned reads and writes.
+#[cfg(not(target_os = "linux"))]
+fn send_file(mut s: &TcpStream, file: &std::fs::File, bytes: u64, chunk: usize) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; chunk.clamp(1, 1 << 22)];
+    let mut sent = 0u64;
+    let mut reader = file.take(bytes);
+    loop {
+        let n = reader.read(&mut buf)?;
+        if n == 0 {
+            return Ok(sent);
+        }
+        s.write_all(&buf[..n])?;
+        sent += n as u64;
+    }
 }
 
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]

@@ -361,10 +361,14 @@ pub struct PerfConsumeArgs {
     pub receive_buffer: ReceiveBuffer,
     #[arg(long)]
     pub no_ceilings: bool,
-    /// TCP congestion control of the ceiling's sending socket: give the broker's
+    /// TCP congestion control of the ceilings' sending socket: give the broker's
     /// `kwire.socket.congestion.control` so that both move bytes alike (default: the system's).
     #[arg(long, value_name = "ALGORITHM")]
     pub congestion: Option<String>,
+    /// Directory for the scratch file the sendfile ceiling sends (as large as one pass; removed
+    /// afterwards). Default: the system's temporary directory.
+    #[arg(long)]
+    pub ceiling_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -10,7 +10,7 @@ use kafka_wire_client::consumer::{SimpleConsumer, StartOffset};
 use kafka_wire_client::producer::{Producer, ProducerConfig, Record};
 use kafka_wire_client::{BrokerConnection, Codec};
 
-use crate::ceiling::{best_of, file_write, tcp_blast, Measured, CEILING_RUNS};
+use crate::ceiling::{best_of, file_write, tcp_blast, BlastSource, Measured, ScratchFile, CEILING_RUNS};
 use crate::cli::{CeilingArgs, Cluster, PerfCommand, PerfConsumeArgs, PerfLatencyArgs, PerfProduceArgs};
 use crate::commands::{discovery, partition_consumer, single_broker, CmdResult};
 use crate::progress::{interrupt_flag, Progress};
@@ -118,7 +118,7 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
         let chunk = (stats.set_bytes / stats.requests.max(1)).max(1) as usize;
         let dir = a.ceiling_dir.unwrap_or_else(default_ceiling_dir);
         progress.phase("measuring the TCP loopback ceiling");
-        let tcp = best_of(|| tcp_blast(stats.set_bytes, chunk, None, None))?;
+        let tcp = best_of(|| tcp_blast(stats.set_bytes, BlastSource::Pattern { chunk }, None, None))?;
         if interrupt.load(Ordering::Relaxed) {
             println!("perf produce: interrupted before the file-write ceiling");
             return Ok(());
@@ -189,30 +189,43 @@ fn rates_list(values: &[f64]) -> String {
     values.iter().map(|v| format!("{v:.0}")).collect::<Vec<_>>().join(" ")
 }
 
-/// `perf consume`: `--runs` passes over the same messages, each followed by a TCP blast of the
-/// same bytes, so that both sides see the same machine; the ratio is of medians (and of bests),
-/// the same statistic on both sides.
+/// `perf consume`: `--runs` passes over the same messages, each followed by two TCP blasts of
+/// as many bytes, so that all three see the same machine; the ratios are of medians (and of
+/// bests), the same statistic on every side. One blast writes a buffer that stays in the CPU
+/// cache; the other sends a file of the same size from the page cache with `sendfile`, the way
+/// the broker sends its log, so its bytes come from memory as the log's do.
 async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
     let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
     // Every pass starts at the same offset, even when `--offset latest` moves meanwhile.
     let first = a.offset.resolve(&mut BrokerConnection::connect(&addr).await?, &a.topic, a.partition).await?;
     let from = StartOffset::At(first);
     let runs = a.runs.max(1);
-    // The blast's reader gets the consumer's receive buffer (as its sender gets the broker's
-    // congestion control): the ceiling moves the same bytes the same way.
+    // The blasts' reader gets the consumer's receive buffer (as their sender gets the broker's
+    // congestion control): the ceilings move the bytes the same way.
     let blast_receive_buffer = a.receive_buffer.bytes_for_fetch_size(a.fetch_size);
+    let congestion = a.congestion.as_deref();
     let mut progress = Progress::new("perf consume");
-    let (mut ours, mut ceiling) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    let (mut ours, mut memory, mut page_cache) = (Vec::new(), Vec::new(), Vec::new());
+    let mut scratch: Option<ScratchFile> = None;
     let mut last = None;
     for _ in 0..runs {
         let pass = consume_pass(&addr, &a, from, &mut progress).await?;
         ours.push(pass.wire.mb_per_s());
         if !a.no_ceilings && pass.wire.bytes > 0 {
-            let blast = tcp_blast(pass.wire.bytes, a.fetch_size, a.congestion.as_deref(), blast_receive_buffer)?;
-            ceiling.push(blast.mb_per_s());
+            let pattern = BlastSource::Pattern { chunk: a.fetch_size };
+            memory.push(tcp_blast(pass.wire.bytes, pattern, congestion, blast_receive_buffer)?.mb_per_s());
+            if scratch.is_none() {
+                let dir = a.ceiling_dir.clone().unwrap_or_else(std::env::temp_dir);
+                scratch = Some(ScratchFile::create(&dir, pass.wire.bytes)?);
+            }
+            if let Some(file) = &scratch {
+                let source = BlastSource::File { path: file.path(), chunk: a.fetch_size };
+                page_cache.push(tcp_blast(pass.wire.bytes, source, congestion, blast_receive_buffer)?.mb_per_s());
+            }
         }
         last = Some(pass);
     }
+    drop(scratch);
     let Some(pass) = last else { return Ok(()) };
     let secs = pass.wire.elapsed.as_secs_f64().max(1e-9);
     let ours_median = median(&ours);
@@ -227,21 +240,23 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
         pass.payload_bytes as f64 / 1e6 / secs,
         pass.count as f64 / secs
     );
-    if !ceiling.is_empty() {
-        let ceiling_median = median(&ceiling);
+    for (name, ceiling) in [("tcp loopback", &memory), ("tcp sendfile", &page_cache)] {
+        if ceiling.is_empty() {
+            continue;
+        }
+        let ceiling_median = median(ceiling);
         println!(
-            "  ceiling tcp loopback {ceiling_median:>9.1} MB/s   (median of {}: {})   ratio {:.0}%",
+            "  ceiling {name} {ceiling_median:>9.1} MB/s   (median of {}: {})   ratio {:.0}%, best of each: {:.0}%",
             ceiling.len(),
-            rates_list(&ceiling),
-            100.0 * ours_median / ceiling_median
+            rates_list(ceiling),
+            100.0 * ours_median / ceiling_median,
+            100.0 * best(&ours) / best(ceiling)
         );
-        let (ours_best, ceiling_best) = (best(&ours), best(&ceiling));
-        println!(
-            "  best of each: consume {ours_best:.1} MB/s, tcp loopback {ceiling_best:.1} MB/s, ratio {:.0}%",
-            100.0 * ours_best / ceiling_best
-        );
+    }
+    if !memory.is_empty() {
+        println!("  (tcp loopback: one cache-resident buffer written again and again; tcp sendfile: a file of the same size sent from the page cache, as the broker sends its log)");
         if let Some(algorithm) = &a.congestion {
-            println!("  (ceiling sent with congestion control {algorithm})");
+            println!("  (ceilings sent with congestion control {algorithm})");
         }
     }
     Ok(())
@@ -314,7 +329,7 @@ fn ceilings(a: CeilingArgs) -> CmdResult {
     let dir = a.dir.unwrap_or_else(default_ceiling_dir);
     let mut progress = Progress::new("perf ceiling");
     progress.phase("measuring the TCP loopback ceiling");
-    let tcp = best_of(|| tcp_blast(a.bytes, a.chunk, a.congestion.as_deref(), None))?;
+    let tcp = best_of(|| tcp_blast(a.bytes, BlastSource::Pattern { chunk: a.chunk }, a.congestion.as_deref(), None))?;
     progress.phase("measuring the file-write ceiling");
     let file = best_of(|| file_write(&dir, a.bytes, a.chunk))?;
     progress.clear();
