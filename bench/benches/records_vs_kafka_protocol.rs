@@ -19,13 +19,13 @@ use kafka_protocol::records::{
     Compression as KpCompression, Record as KpRecord, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions,
     TimestampType as KpTimestampType,
 };
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, Header, Records, RecordsExt};
+use kafka_wire_records::{Compression, Header, Records, RecordsExt};
 
 #[path = "../../records/benches/common/records_workload.rs"]
 mod workload;
 use workload::{
-    bench_memcpy_crc32c_floor, build as ours_encode, decode_all as ours_decode, decode_views, values, RECORDS,
-    VALUE_LEN,
+    bench_memcpy_crc32c_floor, build as ours_encode, build_with_headers, decode_all as ours_decode, decode_views,
+    values, RECORDS, VALUE_LEN,
 };
 
 fn kp_records(data: &[(Bytes, Bytes)]) -> Vec<KpRecord> {
@@ -166,12 +166,8 @@ fn kafka_python_benches(c: &mut Criterion) {
         // Our builder, given the same records, writes the same bytes but for the partition
         // leader epoch (bytes 12..16, outside the CRC), where kafka-python writes 0 and Kafka's
         // Java producer, like us, -1: the layouts agree.
-        let mut builder = BatchBuilder::with_capacity(BatchOptions::new(2, Compression::None), batch.len()).unwrap();
-        for (i, (key, value)) in data.iter().enumerate() {
-            let h = if headers { vec![trace_header(i)] } else { Vec::new() };
-            builder.append(1_700_000_000_000 + i as i64, Some(key), Some(value), &h).unwrap();
-        }
-        let mut built = builder.build().unwrap().to_vec();
+        let expected_headers = |i| if headers { vec![trace_header(i)] } else { Vec::new() };
+        let mut built = build_with_headers(Compression::None, &data, expected_headers).to_vec();
         assert_eq!((&built[12..16], &batch[12..16]), (&[0xff; 4][..], &[0; 4][..]), "{name}: leader epochs");
         built[12..16].copy_from_slice(&batch[12..16]);
         assert!(built == batch, "{name}: kafka-python's batch and ours differ beyond the leader epoch");
@@ -184,7 +180,7 @@ fn kafka_python_benches(c: &mut Criterion) {
             assert_eq!((b.key.as_ref(), b.value.as_ref()), (Some(key), Some(value)));
             assert_eq!((a.offset, a.timestamp), (i as i64, 1_700_000_000_000 + i as i64));
             assert_eq!((a.offset, a.timestamp), (b.offset, b.timestamp));
-            let expected = if headers { vec![trace_header(i)] } else { Vec::new() };
+            let expected = expected_headers(i);
             assert_eq!(a.headers, expected);
             assert_eq!(b.headers.len(), expected.len());
         }

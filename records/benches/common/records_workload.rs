@@ -8,7 +8,7 @@ use bytes::Bytes;
 use criterion::measurement::WallTime;
 use criterion::BenchmarkGroup;
 use kafka_wire_records::{
-    Batch, BatchBuilder, BatchOptions, Compression, ReadOptions, Record, RecordRef, Records, RecordsExt,
+    Batch, BatchBuilder, BatchOptions, Compression, Header, ReadOptions, Record, RecordRef, Records, RecordsExt,
 };
 
 pub const RECORDS: usize = 1024;
@@ -44,9 +44,20 @@ pub fn values() -> Vec<(Bytes, Bytes)> {
 
 /// One magic 2 batch of `data`, compressed with `codec`.
 pub fn build(codec: Compression, data: &[(Bytes, Bytes)]) -> Bytes {
+    build_with_headers(codec, data, |_| Vec::new())
+}
+
+/// [`build`], record `i` carrying `headers(i)` (for the bench crate's kafka-python batches,
+/// which `records.rs` does not build).
+#[allow(dead_code)]
+pub fn build_with_headers(
+    codec: Compression,
+    data: &[(Bytes, Bytes)],
+    headers: impl Fn(usize) -> Vec<Header>,
+) -> Bytes {
     let mut builder = BatchBuilder::with_capacity(BatchOptions::new(2, codec), RECORDS * (VALUE_LEN + 32)).unwrap();
     for (i, (key, value)) in data.iter().enumerate() {
-        builder.append(1_700_000_000_000 + i as i64, Some(key), Some(value), &[]).unwrap();
+        builder.append(1_700_000_000_000 + i as i64, Some(key), Some(value), &headers(i)).unwrap();
     }
     builder.build().unwrap()
 }

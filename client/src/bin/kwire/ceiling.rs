@@ -40,6 +40,17 @@ fn pattern(chunk: usize) -> Vec<u8> {
     (0..chunk.max(1)).map(|i| (i * 31 % 251) as u8).collect()
 }
 
+/// Writes `bytes` bytes to `w` as repeats of `data` (one write per repeat).
+fn write_repeated(w: &mut impl Write, data: &[u8], bytes: u64) -> std::io::Result<()> {
+    let mut left = bytes;
+    while left > 0 {
+        let n = (data.len() as u64).min(left) as usize;
+        w.write_all(&data[..n])?;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
 /// What a TCP blast sends.
 #[derive(Debug, Clone, Copy)]
 pub enum BlastSource<'a> {
@@ -80,9 +91,10 @@ pub fn tcp_blast(
             total += n as u64;
         }
     });
+    // Built before the clock starts.
     let data = match source {
-        BlastSource::Pattern { chunk } => Some(pattern(chunk)),
-        BlastSource::File { .. } => None,
+        BlastSource::Pattern { chunk } => pattern(chunk),
+        BlastSource::File { .. } => Vec::new(),
     };
     let start = Instant::now();
     let mut s = TcpStream::connect(addr)?;
@@ -90,22 +102,14 @@ pub fn tcp_blast(
         set_congestion(&s, algorithm)
             .map_err(|e| std::io::Error::new(e.kind(), format!("congestion control {algorithm}: {e}")))?;
     }
-    match (source, data) {
-        (BlastSource::File { path, chunk }, _) => {
+    match source {
+        BlastSource::File { path, chunk } => {
             let sent = send_file(&s, &std::fs::File::open(path)?, bytes, chunk)?;
             if sent != bytes {
                 return Err(std::io::Error::other(format!("{} holds only {sent} of {bytes} bytes", path.display())));
             }
         }
-        (BlastSource::Pattern { .. }, data) => {
-            let data = data.unwrap_or_default();
-            let mut left = bytes;
-            while left > 0 {
-                let n = (data.len() as u64).min(left) as usize;
-                s.write_all(&data[..n])?;
-                left -= n as u64;
-            }
-        }
+        BlastSource::Pattern { .. } => write_repeated(&mut s, &data, bytes)?,
     }
     s.shutdown(std::net::Shutdown::Write)?;
     let received = reader.join().map_err(|_| std::io::Error::other("blast reader thread panicked"))??;
@@ -122,15 +126,8 @@ pub struct ScratchFile(std::path::PathBuf);
 impl ScratchFile {
     pub fn create(dir: &Path, bytes: u64) -> std::io::Result<ScratchFile> {
         let file = ScratchFile(tempfile_in(dir)?);
-        let data = pattern(1 << 20);
-        let mut f = std::io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(&file.0)?);
-        let mut left = bytes;
-        while left > 0 {
-            let n = (data.len() as u64).min(left) as usize;
-            f.write_all(&data[..n])?;
-            left -= n as u64;
-        }
-        f.flush()?;
+        let mut f = std::fs::OpenOptions::new().write(true).open(&file.0)?;
+        write_repeated(&mut f, &pattern(1 << 20), bytes)?;
         Ok(file)
     }
 
@@ -198,12 +195,7 @@ pub fn file_write(dir: &Path, bytes: u64, chunk: usize) -> std::io::Result<Measu
     let start = Instant::now();
     let result = (|| {
         let mut f = std::fs::OpenOptions::new().write(true).open(&file)?;
-        let mut left = bytes;
-        while left > 0 {
-            let n = (data.len() as u64).min(left) as usize;
-            f.write_all(&data[..n])?;
-            left -= n as u64;
-        }
+        write_repeated(&mut f, &data, bytes)?;
         f.sync_all()
     })();
     let elapsed = start.elapsed();
