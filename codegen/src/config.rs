@@ -302,8 +302,10 @@ impl Config {
 /// The CLI's `generate` command line that reproduces an output, named in file headers. Paths
 /// are written relative to the working directory however they were given (`schemas`,
 /// `./schemas` and an absolute path to it all read `schemas`), so a header never carries a
-/// machine's absolute paths and `check` agrees with itself.
+/// machine's absolute paths and `check` agrees with itself. APIs are listed sorted, once each,
+/// so the order of `--api` flags never changes a file.
 pub fn cli_command(schemas: &[PathBuf], out: &Path, runtime_path: &str, apis: &[String]) -> String {
+    let apis: BTreeSet<&String> = apis.iter().collect();
     let mut cmd = String::from("kafka-wire-codegen generate");
     for dir in schemas {
         cmd.push_str(&format!(" --schemas {}", display_path(dir)));
@@ -436,6 +438,25 @@ fn write_files(out: &Path, files: &BTreeMap<String, String>) -> Result<WriteRepo
 }
 
 /// Lines describing how `out` differs from `files`.
+/// The header's `Regenerate:` line names how to regenerate, spelled from wherever the command
+/// ran; it is not code, so `check` does not hold a different spelling against a file.
+fn is_regenerate_line(line: &str) -> bool {
+    line.starts_with("// Regenerate: ")
+}
+
+/// Whether two generated files are the same but for their `Regenerate:` lines.
+fn same_code(a: &str, b: &str) -> bool {
+    let mut a_lines = a.split('\n');
+    let mut b_lines = b.split('\n');
+    loop {
+        match (a_lines.next(), b_lines.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x == y || (is_regenerate_line(x) && is_regenerate_line(y)) => {}
+            _ => return false,
+        }
+    }
+}
+
 fn diff_dir(out: &Path, files: &BTreeMap<String, String>) -> Result<Vec<String>, Error> {
     let existing = existing_rs_files(out)?;
     let mut diffs = Vec::new();
@@ -443,12 +464,12 @@ fn diff_dir(out: &Path, files: &BTreeMap<String, String>) -> Result<Vec<String>,
         match fs::read_to_string(out.join(name)) {
             Ok(_) if existing.get(name) == Some(&false) => diffs
                 .push(format!("  foreign: {name} (not written by kafka-wire-codegen; generate refuses to replace it)")),
-            Ok(existing) if existing == *text => {}
+            Ok(existing) if same_code(&existing, text) => {}
             Ok(existing) => {
                 let line = existing
                     .lines()
                     .zip(text.lines())
-                    .position(|(a, b)| a != b)
+                    .position(|(a, b)| a != b && !(is_regenerate_line(a) && is_regenerate_line(b)))
                     .map_or_else(|| existing.lines().count().min(text.lines().count()) + 1, |i| i + 1);
                 diffs.push(format!("  changed: {name} (first difference at line {line})"));
             }

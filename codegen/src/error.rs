@@ -20,6 +20,12 @@ pub enum Error {
     /// Generated tokens did not parse as Rust (a generator bug).
     #[error("generated code for {file} does not parse: {message}")]
     Format { file: String, message: String },
+    /// `Config::pretty(true)` in a build without the `pretty` feature.
+    #[error(
+        "Config::pretty(true) needs kafka-wire-codegen's `pretty` feature, which is not enabled: add \
+         `features = [\"pretty\"]` to the dependency, or leave pretty off (output is still on readable lines)"
+    )]
+    PrettyNotEnabled,
     /// `OUT_DIR` is not set (the build-script helpers need it).
     #[error("OUT_DIR is not set: call this from a build script, or set an output folder with Config::out_dir")]
     NoOutDir,

@@ -1,15 +1,15 @@
-//! kafka-wire-codegen: Rust types, encoders and decoders from Apache Kafka's JSON message schemas.
+//! kafka-wire-codegen: the generator engine, turning Apache Kafka's JSON message schemas into
+//! Rust types with encoders and decoders for every version.
 //!
 //! One engine, thin front-ends: [`Config::generate`] turns schema folders into files in memory;
-//! `build.rs` ([`compile_schemas`]), the `kafka-wire-codegen` CLI and the tests only decide
-//! where those files go. The stages are explicit:
+//! `build.rs` ([`compile_schemas`]), the `kafka-wire-codegen` command (crate
+//! `kafka-wire-codegen-cli`) and the tests only decide where those files go. The stages are explicit:
 //! schema model ([`schema`], [`parse`]) → validation ([`validate`]) → IR ([`ir`], [`lower`])
 //! → emission with `quote!` ([`emit`]) → formatting with prettyplease (feature `pretty`; a
 //! build script's output is left unformatted).
 //!
-//! Features: `cli` (default) builds the `kafka-wire-codegen` command and implies `pretty`. A
-//! build script depends on this crate with `default-features = false`, which compiles neither
-//! clap nor prettyplease (syn only as serde's and thiserror's derive macros need it).
+//! It has no default features: a build script compiles no CLI and no formatter. `pretty`
+//! formats output with prettyplease, as checked-in code should be.
 //!
 //! In a `build.rs`:
 //! ```no_run
@@ -20,11 +20,8 @@
 pub mod checked;
 pub mod config;
 pub mod diagnostics;
-pub mod diff;
 pub mod emit;
 mod error;
-#[cfg(feature = "explain")]
-pub mod explain;
 mod format;
 pub mod ir;
 mod locate;

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use bytes::Bytes;
 use kafka_wire::messages::RequestFrame;
-use kafka_wire_codegen::explain::{explain, Input, Schemas, Side, Style};
+use kafka_wire_inspect::explain::{explain, Input, Schemas, Side, Style};
 use libfuzzer_sys::fuzz_target;
 
 fn schemas() -> &'static Schemas {

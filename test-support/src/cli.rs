@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use crate::broker::{sibling_binary, BrokerProcess};
 
-/// The `kwire` binary next to the running test (built by `cargo test -p kafka-wire-client`), or
+/// The `kwire` binary next to the running test (built by `cargo build -p kafka-wire-kwire`), or
 /// `$KWIRE_BIN`.
 pub fn kwire_bin() -> PathBuf {
-    sibling_binary("kwire", "KWIRE_BIN", "kafka-wire-client")
+    sibling_binary("kwire", "KWIRE_BIN", "kafka-wire-kwire")
 }
 
 /// Runs `kwire` with `args`, feeding `stdin`; panics with its stderr if it fails.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use bytes::{Bytes, BytesMut};
 use kafka_wire_runtime::Message;
 
-pub use kafka_wire_codegen::explain::sample;
+pub use kafka_wire_inspect::sample;
 
 /// Generated code for Kafka's `test/` schemas and each `extra/<component>/` folder.
 pub mod corpus {

@@ -7,7 +7,7 @@ use bytes::BytesMut;
 use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kafka_wire::messages::{ProduceRequest, RequestFrame};
 use kafka_wire::Records;
-use kafka_wire_codegen::explain::{explain, Input, Schemas, Side, Style};
+use kafka_wire_inspect::explain::{explain, Input, Schemas, Side, Style};
 use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
 
 fn batch(magic: i8, codec: Compression) -> bytes::Bytes {

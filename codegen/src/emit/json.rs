@@ -8,16 +8,6 @@ use super::cond::Cond;
 use super::structs::{not_default, Plan, StructCtx};
 use super::types::default_expr;
 
-/// The JSON key of a field: its schema name with a lower-case first letter (`errorCode`), as
-/// Kafka's converters name it.
-pub fn json_key(schema_name: &str) -> String {
-    let mut chars = schema_name.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 impl StructCtx<'_> {
     pub(super) fn emit_json(&self, plans: &[Plan<'_>]) -> TokenStream {
         let rt = self.rt;
@@ -30,7 +20,7 @@ impl StructCtx<'_> {
         };
         let puts = plans.iter().map(|p| {
             let ident = &p.ident;
-            let key = json_key(&p.field.name);
+            let key = crate::ir::json_key(&p.field.name);
             let put = quote! {
                 #rt::json::put(&mut object, #key, #rt::json::Json::write_json::<S>(&self.#ident, version).within_json(Self::NAME, #key)?);
             };
@@ -47,7 +37,7 @@ impl StructCtx<'_> {
         });
         let gets = plans.iter().map(|p| {
             let ident = &p.ident;
-            let key = json_key(&p.field.name);
+            let key = crate::ir::json_key(&p.field.name);
             let default = default_expr(p.field, rt, p.wrap.as_ref());
             let missing = quote!(return Err(#rt::json::missing(version).within(Self::NAME, #key)));
             // Missing: an error where the version requires the field, else its default.
@@ -101,7 +91,7 @@ impl StructCtx<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::json_key;
+    use crate::ir::json_key;
 
     #[test]
     fn keys_are_kafkas_camel_case() {

@@ -4,7 +4,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::names::type_ident;
-use super::types::{field_type, fixed_size, is_option};
+use super::types::{field_type, is_option};
 use crate::ir::{Field, FieldType};
 
 /// One key field: its Rust name, schema field and newtype.
@@ -42,7 +42,7 @@ fn key_part(k: &KeyField<'_>, rt: &TokenStream) -> (TokenStream, TokenStream) {
     match (&k.field.ty, is_option(k.field)) {
         (FieldType::String, false) => (quote!(&'a str), quote!(self.#ident.as_str())),
         (FieldType::String, true) => (quote!(Option<&'a str>), quote!(self.#ident.as_deref())),
-        (ty, _) if fixed_size(ty).is_some() => (field_type(k.field, rt, k.wrap), quote!(self.#ident)),
+        (ty, _) if ty.fixed_size().is_some() => (field_type(k.field, rt, k.wrap), quote!(self.#ident)),
         _ => {
             let t = field_type(k.field, rt, k.wrap);
             (quote!(&'a #t), quote!(&self.#ident))

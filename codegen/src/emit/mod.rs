@@ -16,9 +16,6 @@ use names::type_ident;
 use structs::StructCtx;
 
 pub use index::{emit_index, IndexLayout};
-pub use json::json_key;
-#[cfg(feature = "explain")]
-pub(crate) use types::min_size;
 
 /// Choices that change what is emitted (where it goes is the `Config`'s business).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use super::cond::Cond;
 use super::keyed::{emit_keyed, KeyField};
 use super::names::{field_ident, type_ident};
-use super::types::{default_expr, field_type, fixed_size, is_option, min_size, newtype};
+use super::types::{default_expr, field_type, is_option, newtype};
 use super::EmitOptions;
 use crate::ir::{DefaultValue, Field, FieldType, Message, Versions};
 
@@ -79,7 +79,12 @@ pub(super) struct Plan<'a> {
     pub(super) regular: Cond,
     /// Present and sent as a tagged field.
     pub(super) tagged: Cond,
-    pub(super) nullable: Cond,
+    /// The same test inside the tagged section, where the version is known to be flexible.
+    tagged_in_section: Cond,
+    /// Null allowed, tested only among the versions where the field is sent untagged.
+    nullable_regular: Cond,
+    /// Null allowed, tested only among the versions where the field is sent tagged.
+    nullable_tagged: Cond,
     /// Expression for "use the compact encoding".
     pub(super) compact: TokenStream,
     /// The runtime newtype of the field's values, if it has one.
@@ -87,13 +92,22 @@ pub(super) struct Plan<'a> {
 }
 
 impl Plan<'_> {
+    /// Where null is allowed, in the regular (`tagged == false`) or tagged part.
+    fn nullable(&self, tagged: bool) -> &Cond {
+        if tagged {
+            &self.nullable_tagged
+        } else {
+            &self.nullable_regular
+        }
+    }
+
     /// Sent untagged at every version of its struct, never null, of a fixed size: its bytes
     /// need no test, and its size is a constant.
     fn fixed_always(&self) -> bool {
         matches!(self.regular, Cond::Always)
             && matches!(self.tagged, Cond::Never)
             && !self.option
-            && fixed_size(&self.field.ty).is_some()
+            && self.field.ty.fixed_size().is_some()
     }
 }
 
@@ -108,21 +122,20 @@ impl StructCtx<'_> {
 
     pub(super) fn plans(&self) -> Vec<Plan<'_>> {
         let flexible = self.flexible();
+        let flexible_within = self.msg.flexible_versions.and_then(|f| f.intersect(&self.within)).unwrap_or(self.within);
         self.fields
             .iter()
             .map(|field| {
-                let tagged_range = field.tagged_versions.and_then(|t| t.intersect(&field.versions));
-                let regular_range = match tagged_range {
-                    None => Some(field.versions),
-                    Some(t) if t.min > field.versions.min => Some(Versions::new(field.versions.min, t.min - 1)),
-                    Some(_) => None,
+                // A nullability test sits inside the field's regular or tagged part, so it
+                // only has to tell apart the versions that reach that part.
+                let nullable_in = |range: Option<Versions>| {
+                    let reach = range.and_then(|r| r.intersect(&self.within)).unwrap_or(self.within);
+                    Cond::new(field.nullable_versions, reach)
                 };
-                let compact = match &field.flexible_versions {
-                    Some(over) => Cond::new(*over, self.within).expr(),
-                    None => match &flexible {
-                        Cond::Test(_) => quote!(flexible),
-                        other => other.expr(),
-                    },
+                let compact = match (&field.flexible_versions, &flexible) {
+                    // The message's flexibility is already bound to a local.
+                    (None, Cond::Test(_)) => quote!(flexible),
+                    _ => Cond::new(field.compact_versions(self.msg.flexible_versions), self.within).expr(),
                 };
                 let ident = field_ident(&field.name);
                 Plan {
@@ -130,9 +143,12 @@ impl StructCtx<'_> {
                     label: ident.to_string().trim_start_matches("r#").to_string(),
                     ident,
                     option: is_option(field),
-                    regular: Cond::new(regular_range, self.within),
-                    tagged: Cond::new(tagged_range, self.within),
-                    nullable: Cond::new(field.nullable_versions, self.within),
+                    regular: Cond::new(field.regular_range(), self.within),
+                    tagged: Cond::new(field.tagged_range(), self.within),
+                    // The tagged section itself is reached only at flexible versions.
+                    tagged_in_section: Cond::new(field.tagged_range(), flexible_within),
+                    nullable_regular: nullable_in(field.regular_range()),
+                    nullable_tagged: nullable_in(field.tagged_range()),
                     compact,
                     wrap: newtype(field, self.options, self.rt),
                 }
@@ -359,13 +375,13 @@ impl StructCtx<'_> {
                     tagged.iter().map(|p| format_ident!("tag_{}", p.field.tag.unwrap_or(0))).collect();
                 let presents = tagged.iter().zip(&present_names).map(|(p, flag)| {
                     let ident = &p.ident;
-                    let present = p.tagged.and(not_default(p, quote!(self.#ident), rt));
+                    let present = p.tagged_in_section.and(not_default(p, quote!(self.#ident), rt));
                     quote!(let #flag = #present;)
                 });
                 let writes = tagged.iter().zip(&present_names).map(|(p, flag)| {
                     let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
                     let ident = &p.ident;
-                    let size = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
+                    let size = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"), true);
                     let write = self.write_field(p, Val::place(quote!(self.#ident)), true);
                     quote! {
                         if #flag {
@@ -416,11 +432,11 @@ impl StructCtx<'_> {
         let flexible = self.flexible_binding();
         let acc = format_ident!("size");
         // The fields of a fixed size that are always sent add up to one constant.
-        let constant: usize = plans.iter().filter(|p| p.fixed_always()).filter_map(|p| fixed_size(&p.field.ty)).sum();
+        let constant: usize = plans.iter().filter(|p| p.fixed_always()).filter_map(|p| p.field.ty.fixed_size()).sum();
         let constant = Literal::usize_unsuffixed(constant);
         let regular = plans.iter().filter(|p| !p.fixed_always()).map(|p| {
             let ident = &p.ident;
-            let s = self.size_field(p, Val::place(quote!(self.#ident)), &acc);
+            let s = self.size_field(p, Val::place(quote!(self.#ident)), &acc, false);
             self.regular_or_absent(p, s)
         });
         let tags = self.tag_section(
@@ -430,8 +446,8 @@ impl StructCtx<'_> {
                 let items = tagged.iter().map(|p| {
                     let ident = &p.ident;
                     let tag = Literal::u32_unsuffixed(p.field.tag.unwrap_or(0));
-                    let present = p.tagged.and(not_default(p, quote!(self.#ident), rt));
-                    let s = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"));
+                    let present = p.tagged_in_section.and(not_default(p, quote!(self.#ident), rt));
+                    let s = self.size_field(p, Val::place(quote!(self.#ident)), &format_ident!("value_size"), true);
                     quote! {
                         if #present {
                             count += 1;
@@ -499,7 +515,7 @@ impl StructCtx<'_> {
                         #rt::check_tagged_consumed(#tag, declared, buf).within(#name, #label)?;
                     };
                     let reject = quote!(return Err(#rt::tag_not_valid(#tag, version).within(#name, #label)););
-                    let body = p.tagged.branch(accept, reject);
+                    let body = p.tagged_in_section.branch(accept, reject);
                     quote!(#tag => { #body })
                 });
                 quote! {
@@ -554,7 +570,7 @@ impl StructCtx<'_> {
         let some = self.write_value(&p.field.ty, Val::reference(quote!(v)), compact, label, wrap);
         let put_marker = if tagged { quote!(put_tagged_struct_marker) } else { quote!(put_struct_marker) };
         let marker = |present: bool| match p.field.ty {
-            FieldType::Struct(_) => p.nullable.branch(quote!(#rt::#put_marker(buf, #present);), quote!()),
+            FieldType::Struct(_) => p.nullable(tagged).branch(quote!(#rt::#put_marker(buf, #present);), quote!()),
             _ => quote!(),
         };
         let some_marker = marker(true);
@@ -564,9 +580,11 @@ impl StructCtx<'_> {
                 quote!(#rt::put_nullable_bytes(buf, None, #compact).within(#name, #label)?;)
             }
             FieldType::Array(_) => quote!(#rt::put_array_len(buf, None, #compact).within(#name, #label)?;),
-            _ => marker(false),
+            // A struct: inside the null branch, which only versions that allow null reach.
+            _ => quote!(#rt::#put_marker(buf, false);),
         };
-        let none = p.nullable.branch(null, quote!(return Err(#rt::null_not_allowed(version).within(#name, #label));));
+        let none =
+            p.nullable(tagged).branch(null, quote!(return Err(#rt::null_not_allowed(version).within(#name, #label));));
         let r = val.by_ref();
         quote! {
             match #r {
@@ -605,7 +623,7 @@ impl StructCtx<'_> {
             FieldType::Bytes => quote!(#rt::put_bytes(buf, #r, #compact).within(#name, #label)?;),
             FieldType::Records => quote!(#rt::put_bytes(buf, #m.as_bytes(), #compact).within(#name, #label)?;),
             FieldType::Struct(_) => quote!(#rt::Encode::encode_into(#r, buf, version).within(#name, #label)?;),
-            FieldType::Array(inner) if fixed_size(inner).is_some() => {
+            FieldType::Array(inner) if inner.fixed_size().is_some() => {
                 quote!(#rt::put_fixed_array(buf, #r, #compact).within(#name, #label)?;)
             }
             FieldType::Array(inner) => {
@@ -619,7 +637,7 @@ impl StructCtx<'_> {
     }
 
     /// Statements adding the field's encoded size to `acc`.
-    fn size_field(&self, p: &Plan<'_>, val: Val, acc: &Ident) -> TokenStream {
+    fn size_field(&self, p: &Plan<'_>, val: Val, acc: &Ident, tagged: bool) -> TokenStream {
         let rt = self.rt;
         let (name, label) = (quote!(Self::NAME), &p.label);
         let compact = &p.compact;
@@ -629,14 +647,15 @@ impl StructCtx<'_> {
         }
         let some = self.size_value(&p.field.ty, Val::reference(quote!(v)), compact, label, acc, wrap);
         let is_struct = matches!(p.field.ty, FieldType::Struct(_));
-        let some_marker = if is_struct { p.nullable.branch(quote!(#acc += 1;), quote!()) } else { quote!() };
+        let nullable = p.nullable(tagged);
+        let some_marker = if is_struct { nullable.branch(quote!(#acc += 1;), quote!()) } else { quote!() };
         let null = match &p.field.ty {
             FieldType::String => quote!(#acc += #rt::nullable_string_size(None, #compact);),
             FieldType::Bytes | FieldType::Records => quote!(#acc += #rt::nullable_bytes_size(None, #compact);),
             FieldType::Array(_) => quote!(#acc += #rt::array_len_size(None, #compact);),
             _ => quote!(#acc += 1;),
         };
-        let none = p.nullable.branch(null, quote!(return Err(#rt::null_not_allowed(version).within(#name, #label));));
+        let none = nullable.branch(null, quote!(return Err(#rt::null_not_allowed(version).within(#name, #label));));
         let r = val.by_ref();
         quote! {
             match #r {
@@ -657,7 +676,7 @@ impl StructCtx<'_> {
     ) -> TokenStream {
         let rt = self.rt;
         let name = quote!(Self::NAME);
-        if let Some(n) = fixed_size(ty) {
+        if let Some(n) = ty.fixed_size() {
             let n = Literal::usize_unsuffixed(n);
             return quote!(#acc += #n;);
         }
@@ -672,7 +691,7 @@ impl StructCtx<'_> {
             FieldType::Struct(_) => quote!(#acc += #rt::Encode::encoded_size(#r, version).within(#name, #label)?;),
             FieldType::Array(inner) => {
                 let len = quote!(#acc += #rt::array_len_size(Some(#m.len()), #compact););
-                let elems = match fixed_size(inner) {
+                let elems = match inner.fixed_size() {
                     Some(n) => {
                         let n = Literal::usize_unsuffixed(n);
                         quote!(#acc += #m.len() * #n;)
@@ -705,11 +724,11 @@ impl StructCtx<'_> {
             },
             FieldType::Bytes => quote!(#rt::get_nullable_bytes(buf, #compact).within(#name, #label)?),
             FieldType::Records => quote!(#rt::get_nullable_records(buf, #compact).within(#name, #label)?),
-            FieldType::Array(inner) if fixed_size(inner).is_some() => {
+            FieldType::Array(inner) if inner.fixed_size().is_some() => {
                 quote!(#rt::get_nullable_fixed_array(buf, #compact).within(#name, #label)?)
             }
             FieldType::Array(inner) => {
-                let min = min_size(inner);
+                let min = inner.min_size();
                 let elem = self.read_value(inner, compact, label, wrap);
                 let collect = self.collect_elements(inner, &elem, label);
                 quote! {
@@ -728,7 +747,7 @@ impl StructCtx<'_> {
             // Other types cannot be nullable (validation rule 18); read them as present.
             _ => quote!(Some(#plain)),
         };
-        match &p.nullable {
+        match p.nullable(tagged) {
             Cond::Always => nullable,
             Cond::Never => quote!(Some(#plain)),
             Cond::Test(t) => quote!(if #t { #nullable } else { Some(#plain) }),
@@ -781,11 +800,11 @@ impl StructCtx<'_> {
                 let t = type_ident(s);
                 quote!(<#t as #rt::Decode>::decode(buf, version).within(#name, #label)?)
             }
-            FieldType::Array(inner) if fixed_size(inner).is_some() => {
+            FieldType::Array(inner) if inner.fixed_size().is_some() => {
                 quote!(#rt::get_fixed_array(buf, #compact).within(#name, #label)?)
             }
             FieldType::Array(inner) => {
-                let min = min_size(inner);
+                let min = inner.min_size();
                 let elem = self.read_value(inner, compact, label, wrap);
                 let collect = self.collect_elements(inner, &elem, label);
                 quote! {{
@@ -805,7 +824,7 @@ fn write_fixed_run(run: &[Plan<'_>], rt: &TokenStream) -> TokenStream {
         .iter()
         .map(|p| {
             let ident = &p.ident;
-            let (from, to) = (at, at + fixed_size(&p.field.ty).unwrap_or(0));
+            let (from, to) = (at, at + p.field.ty.fixed_size().unwrap_or(0));
             at = to;
             let (from, to) = (Literal::usize_unsuffixed(from), Literal::usize_unsuffixed(to));
             quote!(#rt::Fixed::write_be(self.#ident, &mut run[#from..#to]);)

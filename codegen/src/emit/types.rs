@@ -62,7 +62,7 @@ pub fn value_type(ty: &FieldType, rt: &TokenStream, wrap: Option<&TokenStream>) 
             quote!(#t)
         }
         // Fixed-width values stay in their wire form: decoding shares the input.
-        FieldType::Array(inner) if fixed_size(inner).is_some() => {
+        FieldType::Array(inner) if inner.fixed_size().is_some() => {
             let t = value_type(inner, rt, wrap);
             quote!(#rt::FixedArray<#t>)
         }
@@ -80,24 +80,6 @@ pub fn field_type(field: &Field, rt: &TokenStream, wrap: Option<&TokenStream>) -
         quote!(Option<#t>)
     } else {
         t
-    }
-}
-
-/// The fewest bytes one encoded element of `ty` can take (at least 1), used to bound array
-/// lengths read from the wire before allocating.
-pub fn min_size(ty: &FieldType) -> usize {
-    fixed_size(ty).unwrap_or(1)
-}
-
-/// Fixed encoded size of a value of `ty`, if it has one: the one size table.
-pub fn fixed_size(ty: &FieldType) -> Option<usize> {
-    match ty {
-        FieldType::Bool | FieldType::Int8 => Some(1),
-        FieldType::Int16 | FieldType::Uint16 => Some(2),
-        FieldType::Int32 | FieldType::Uint32 => Some(4),
-        FieldType::Int64 | FieldType::Float64 => Some(8),
-        FieldType::Uuid => Some(16),
-        _ => None,
     }
 }
 
@@ -160,7 +142,7 @@ fn implicit_default(ty: &FieldType, rt: &TokenStream) -> TokenStream {
             let t = type_ident(name);
             quote!(#t::default())
         }
-        FieldType::Array(inner) if fixed_size(inner).is_some() => quote!(#rt::FixedArray::new()),
+        FieldType::Array(inner) if inner.fixed_size().is_some() => quote!(#rt::FixedArray::new()),
         FieldType::Array(_) => quote!(Vec::new()),
     }
 }

@@ -1,0 +1,47 @@
+//! `kafka-wire-codegen site`: the protocol reference site of a schema folder.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args;
+use kafka_wire_codegen::display_path;
+use kafka_wire_inspect::explain::Schemas;
+use kafka_wire_inspect::site;
+
+use crate::output::{fail, println};
+
+#[derive(Args)]
+pub struct SiteArgs {
+    /// Folder of schema files (*.json); repeat for several.
+    #[arg(long = "schemas", value_name = "DIR", default_value = "schemas")]
+    schemas: Vec<PathBuf>,
+    /// Where the pages go (created if missing; only the site's own files are written).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+impl SiteArgs {
+    pub fn run(&self) -> ExitCode {
+        let started = Instant::now();
+        let schemas = match Schemas::load(&self.schemas) {
+            Ok(s) => s,
+            Err(e) => return fail(e, 2),
+        };
+        match site::write(&schemas, &self.out) {
+            Ok(report) => {
+                println(format!(
+                    "{} APIs, {} pages, {:.1} MB into {} in {:.1} s; open {}",
+                    report.apis,
+                    report.pages,
+                    report.bytes as f64 / 1e6,
+                    display_path(&self.out),
+                    started.elapsed().as_secs_f64(),
+                    display_path(&self.out.join("index.html"))
+                ));
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(format!("writing {}: {e}", display_path(&self.out)), 1),
+        }
+    }
+}

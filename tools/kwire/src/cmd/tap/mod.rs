@@ -1,0 +1,323 @@
+//! `kwire tap`: a proxy for modern Kafka traffic that forwards bytes both ways unchanged and
+//! decodes every request and response with the generated code, matching responses to requests
+//! by correlation id per connection.
+
+mod report;
+mod rewrite;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use clap::Args;
+use kafka_wire::messages::{ApiKey, RequestFrame, RequestKind, ResponseFrame};
+use kafka_wire::Bytes;
+use kafka_wire_inspect::explain::Schemas;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::cluster::CmdResult;
+use report::{Exchange, Reporter};
+use rewrite::Rewriter;
+
+#[derive(Debug, Args)]
+#[command(after_help = "Frames are forwarded byte for byte, except Metadata and FindCoordinator responses whose \
+broker addresses are rewritten to the tap's (so that clients, which reconnect to the addresses a broker advertises, \
+stay on the tap): those are decoded, changed and re-encoded at the same version with the generated code. An address \
+is rewritten when it is the upstream's, or when a Metadata response lists a single broker; --no-rewrite turns this off.")]
+pub struct TapArgs {
+    /// Where clients connect.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub listen: String,
+    /// The Kafka broker to forward to.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub upstream: String,
+    /// The address written into rewritten responses (default: --listen's).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub advertise: Option<String>,
+    /// Forward Metadata and FindCoordinator responses unchanged.
+    #[arg(long)]
+    pub no_rewrite: bool,
+    /// Print each frame's object tree (needs the schema folder: --schemas or KAFKA_SCHEMAS_DIR).
+    #[arg(long, conflicts_with = "json")]
+    pub explain: bool,
+    /// One JSON object per frame instead of one line per exchange.
+    #[arg(long)]
+    pub json: bool,
+    /// Kafka's message schema folder, for --explain (default: $KAFKA_SCHEMAS_DIR).
+    #[arg(long, value_name = "DIR")]
+    pub schemas: Option<PathBuf>,
+    /// Save every frame, as received, to FILE (replay: kafka-wire-codegen explain --file FILE).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Frames larger than this are forwarded without being decoded.
+    #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024 * 1024)]
+    pub max_frame: usize,
+}
+
+/// A request waiting for its response.
+struct Pending {
+    api_key: i16,
+    version: i16,
+    /// False for a Produce with acks=0 (some brokers answer it anyway).
+    expected: bool,
+    at: Instant,
+    size: usize,
+}
+
+type PendingMap = Arc<Mutex<HashMap<i32, Pending>>>;
+
+/// The requests waiting for answers (a panic elsewhere does not make them unreadable).
+fn waiting(pending: &PendingMap) -> MutexGuard<'_, HashMap<i32, Pending>> {
+    pending.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub async fn run(args: TapArgs) -> CmdResult {
+    let listener =
+        TcpListener::bind(&args.listen).await.map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let local = listener.local_addr()?;
+    let advertise = match &args.advertise {
+        Some(a) => a.clone(),
+        None if local.ip().is_unspecified() => {
+            return Err(
+                "--listen is a wildcard address: say which address clients reach the tap at with --advertise".into()
+            )
+        }
+        None => local.to_string(),
+    };
+    let dir = args.schemas.clone().or_else(|| std::env::var_os("KAFKA_SCHEMAS_DIR").map(PathBuf::from));
+    let schemas = match (args.explain, &dir) {
+        (false, _) => None,
+        (true, None) => return Err("--explain needs the schema folder: --schemas DIR or KAFKA_SCHEMAS_DIR".into()),
+        (true, Some(dir)) => Some(Schemas::load(&[dir]).map_err(|e| format!("{}: {e}", dir.display()))?),
+    };
+    let reporter = Arc::new(Reporter::new(&args, schemas)?);
+    let rewriter = (!args.no_rewrite).then(|| Arc::new(Rewriter::new(&args.upstream, &advertise)));
+    eprintln!("kwire tap: listening on {local}, forwarding to {}, advertising {advertise}", args.upstream);
+    let connections = AtomicU32::new(0);
+    loop {
+        let (client, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("kwire tap: accept: {e}");
+                continue;
+            }
+        };
+        let id = connections.fetch_add(1, Ordering::Relaxed) + 1;
+        let upstream = args.upstream.clone();
+        let (reporter, rewriter, max_frame) = (reporter.clone(), rewriter.clone(), args.max_frame);
+        tokio::spawn(async move {
+            if let Err(e) = connection(id, peer, client, &upstream, reporter.clone(), rewriter, max_frame).await {
+                reporter.note(id, &format!("connection ended: {e}"));
+            }
+        });
+    }
+}
+
+async fn connection(
+    id: u32,
+    peer: SocketAddr,
+    client: TcpStream,
+    upstream: &str,
+    reporter: Arc<Reporter>,
+    rewriter: Option<Arc<Rewriter>>,
+    max_frame: usize,
+) -> CmdResult {
+    let server = TcpStream::connect(upstream).await.map_err(|e| format!("cannot reach upstream {upstream}: {e}"))?;
+    let _ = (client.set_nodelay(true), server.set_nodelay(true));
+    reporter.note(id, &format!("connected from {peer}"));
+    let (client_read, client_write) = client.into_split();
+    let (server_read, server_write) = server.into_split();
+    let pending: PendingMap = Arc::default();
+    let requests = requests(id, client_read, server_write, pending.clone(), reporter.clone(), max_frame);
+    let responses = responses(id, server_read, client_write, pending.clone(), reporter.clone(), rewriter, max_frame);
+    // Either side closing ends the connection (the other half is dropped, which closes it).
+    let why = tokio::select! {
+        r = requests => r.map(|()| "the client disconnected".to_string()),
+        r = responses => r.map(|()| "the upstream disconnected".to_string()),
+    };
+    let mut why = why.unwrap_or_else(|e| format!("ended: {e}"));
+    let unanswered = waiting(&pending);
+    if unanswered.values().any(|p| p.expected) {
+        let mut list: Vec<String> = unanswered
+            .iter()
+            .filter(|(_, p)| p.expected)
+            .map(|(corr, p)| format!("{} v{} corr {corr}", report::api_name(p.api_key), p.version))
+            .collect();
+        list.sort();
+        why.push_str(&format!("; unanswered: {}", list.join(", ")));
+    }
+    reporter.note(id, &why);
+    Ok(())
+}
+
+/// A frame read whole (size prefix included), or the size of one too large to buffer.
+enum Frame {
+    Whole(Vec<u8>),
+    Oversized(usize),
+}
+
+/// The next frame, or `None` at a clean end of stream.
+async fn read_frame(r: &mut (impl AsyncRead + Unpin), max: usize) -> std::io::Result<Option<Frame>> {
+    let mut size = [0u8; 4];
+    match r.read_exact(&mut size).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let n = i32::from_be_bytes(size);
+    if n < 0 {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("negative frame size {n}")));
+    }
+    let n = n as usize;
+    if n > max {
+        return Ok(Some(Frame::Oversized(n)));
+    }
+    // Grown as the bytes arrive, never allocated up front from the size a peer claims.
+    let mut frame = Vec::with_capacity(4 + n.min(64 * 1024));
+    frame.extend_from_slice(&size);
+    let got = (&mut *r).take(n as u64).read_to_end(&mut frame).await?;
+    if got != n {
+        return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ended inside a frame"));
+    }
+    Ok(Some(Frame::Whole(frame)))
+}
+
+/// Forwards a frame too large to decode: its size, then its bytes as they come.
+async fn pass_through(
+    n: usize,
+    r: &mut (impl AsyncRead + Unpin),
+    w: &mut (impl AsyncWrite + Unpin),
+) -> std::io::Result<()> {
+    w.write_all(&(n as i32).to_be_bytes()).await?;
+    let copied = tokio::io::copy(&mut r.take(n as u64), w).await?;
+    if copied as usize != n {
+        return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ended inside a frame"));
+    }
+    Ok(())
+}
+
+/// The next frame small enough to decode (size prefix included, shared so decoding slices it
+/// instead of copying); larger ones are streamed through on the way (and noted). `None` at a
+/// clean end of stream.
+async fn next_frame(
+    what: &str,
+    id: u32,
+    from: &mut (impl AsyncRead + Unpin),
+    to: &mut (impl AsyncWrite + Unpin),
+    reporter: &Reporter,
+    max_frame: usize,
+) -> std::io::Result<Option<Bytes>> {
+    loop {
+        match read_frame(from, max_frame).await? {
+            None => return Ok(None),
+            Some(Frame::Whole(frame)) => return Ok(Some(Bytes::from(frame))),
+            Some(Frame::Oversized(n)) => {
+                reporter.note(id, &format!("{what} frame of {n} bytes (over --max-frame) forwarded undecoded"));
+                pass_through(n, from, to).await?;
+            }
+        }
+    }
+}
+
+async fn requests(
+    id: u32,
+    mut from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    pending: PendingMap,
+    reporter: Arc<Reporter>,
+    max_frame: usize,
+) -> CmdResult {
+    while let Some(frame) = next_frame("request", id, &mut from, &mut to, &reporter, max_frame).await? {
+        // Registered before the bytes go on (the response may come back before this task
+        // runs again), then forwarded before decoding: decoding never delays the bytes.
+        let (api_key, version, correlation) = header_fields(&frame);
+        waiting(&pending)
+            .insert(correlation, Pending { api_key, version, expected: true, at: Instant::now(), size: frame.len() });
+        to.write_all(&frame).await?;
+        let decoded = RequestFrame::decode_with_trailing(frame.slice(4..));
+        let expects_response = match &decoded {
+            Ok((f, _)) => !matches!(&f.body, RequestKind::Produce(p) if p.acks == 0),
+            Err(_) => true,
+        };
+        if !expects_response {
+            if let Some(p) = waiting(&pending).get_mut(&correlation) {
+                p.expected = false;
+            }
+        }
+        reporter.request(id, &frame, decoded.as_ref().map(|(f, trailing)| (f, trailing.len())), expects_response);
+    }
+    Ok(())
+}
+
+/// Api key, version and correlation id from a request frame's first bytes (zeros if short).
+fn header_fields(frame: &[u8]) -> (i16, i16, i32) {
+    match *frame {
+        [_, _, _, _, k0, k1, v0, v1, c0, c1, c2, c3, ..] => {
+            (i16::from_be_bytes([k0, k1]), i16::from_be_bytes([v0, v1]), i32::from_be_bytes([c0, c1, c2, c3]))
+        }
+        _ => (0, 0, 0),
+    }
+}
+
+async fn responses(
+    id: u32,
+    mut from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    pending: PendingMap,
+    reporter: Arc<Reporter>,
+    rewriter: Option<Arc<Rewriter>>,
+    max_frame: usize,
+) -> CmdResult {
+    while let Some(frame) = next_frame("response", id, &mut from, &mut to, &reporter, max_frame).await? {
+        let correlation = frame.get(4..8).map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let request = waiting(&pending).remove(&correlation);
+        let Some(request) = request else {
+            to.write_all(&frame).await?;
+            reporter.unmatched(id, &frame, correlation);
+            continue;
+        };
+        let latency = request.at.elapsed();
+        let decoded = ApiKey::from_key(request.api_key)
+            .ok_or_else(|| format!("unknown api key {}", request.api_key))
+            .and_then(|api| decode_response(&frame, api, request.version).map_err(|e| e.to_string()));
+        let mut rewritten = None;
+        if let (Some(rw), Ok((f, _))) = (&rewriter, &decoded) {
+            rewritten = rw.rewrite(f, request.version);
+        }
+        to.write_all(rewritten.as_deref().unwrap_or(&frame)).await?;
+        let exchange = Exchange {
+            connection: id,
+            api_key: request.api_key,
+            version: request.version,
+            correlation,
+            request_size: request.size,
+            response_size: frame.len(),
+            latency,
+            rewritten: rewritten.is_some(),
+            expected: request.expected,
+        };
+        reporter.response(&exchange, &frame, decoded.as_ref().map(|(f, trailing)| (f, *trailing)));
+    }
+    Ok(())
+}
+
+/// Decodes a response frame; an ApiVersions error response is read at v0 when the request's
+/// version does not fit it (brokers answer an unsupported ApiVersions version so, KIP-511).
+fn decode_response(
+    frame: &Bytes,
+    api: ApiKey,
+    version: i16,
+) -> Result<(ResponseFrame, usize), kafka_wire::DecodeError> {
+    let payload = frame.slice(4..);
+    match ResponseFrame::decode_with_trailing(payload.clone(), api, version) {
+        Ok((f, trailing)) => Ok((f, trailing.len())),
+        Err(e) if api == ApiKey::ApiVersions && version > 0 => {
+            ResponseFrame::decode_with_trailing(payload, api, 0).map(|(f, t)| (f, t.len())).map_err(|_| e)
+        }
+        Err(e) => Err(e),
+    }
+}

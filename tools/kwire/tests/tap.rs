@@ -1,0 +1,341 @@
+//! `kwire tap` between real software: kafka-python producing, consuming in a group, committing
+//! and listing offsets through the tap to tansu (a Kafka-compatible broker), every frame
+//! decoded and counted; and, against a scripted upstream, bytes forwarded unchanged, frames that
+//! do not decode reported with their hex, and a client that disconnects mid-frame ending only
+//! its own connection.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestFrame, ResponseFrame};
+use kafka_wire::BytesMut;
+use kafka_wire_inspect::explain::{recording, Schemas, Style};
+use kafka_wire_test_support::{free_port, tansu::Tansu};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A running tap; its stdout lines are collected as they come, stderr likewise.
+struct Tap {
+    child: Child,
+    port: u16,
+    out: Arc<Mutex<Vec<String>>>,
+    err: Arc<Mutex<Vec<String>>>,
+}
+
+impl Tap {
+    fn start(upstream: &str, extra: &[&str]) -> Tap {
+        let port = free_port().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+            .args(["tap", "--listen", &format!("127.0.0.1:{port}"), "--upstream", upstream])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = Arc::new(Mutex::new(Vec::new()));
+        let err = Arc::new(Mutex::new(Vec::new()));
+        for (stream, sink) in [
+            (Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, out.clone()),
+            (Box::new(child.stderr.take().unwrap()), err.clone()),
+        ] {
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    sink.lock().unwrap().push(line);
+                }
+            });
+        }
+        let tap = Tap { child, port, out, err };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !tap.err().iter().any(|l| l.contains("listening on")) {
+            assert!(Instant::now() < deadline, "the tap did not start: {:?}", tap.err());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        tap
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+    fn out(&self) -> Vec<String> {
+        self.out.lock().unwrap().clone()
+    }
+    fn err(&self) -> Vec<String> {
+        self.err.lock().unwrap().clone()
+    }
+
+    /// Waits until `done` holds for the output (the tap prints after forwarding).
+    fn wait_for(&self, what: &str, done: impl Fn(&[String], &[String]) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !done(&self.out(), &self.err()) {
+            assert!(Instant::now() < deadline, "waiting for {what}: out {:#?}\nerr {:#?}", self.out(), self.err());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Tap {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn read_frame(stream: &mut TcpStream) -> std::io::Result<Vec<u8>> {
+    let mut size = [0u8; 4];
+    stream.read_exact(&mut size)?;
+    let mut frame = size.to_vec();
+    frame.resize(4 + i32::from_be_bytes(size) as usize, 0);
+    stream.read_exact(&mut frame[4..])?;
+    Ok(frame)
+}
+
+fn frame_of(payload: &[u8]) -> Vec<u8> {
+    let mut f = (payload.len() as i32).to_be_bytes().to_vec();
+    f.extend_from_slice(payload);
+    f
+}
+
+/// An upstream that answers each frame with the next scripted one, keeping what it received.
+fn scripted_upstream(responses: Vec<Vec<u8>>) -> (String, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let sink = received.clone();
+    std::thread::spawn(move || {
+        let responses = Arc::new(Mutex::new(responses.into_iter()));
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let (sink, responses) = (sink.clone(), responses.clone());
+            std::thread::spawn(move || {
+                while let Ok(frame) = read_frame(&mut stream) {
+                    sink.lock().unwrap().extend_from_slice(&frame);
+                    let Some(reply) = responses.lock().unwrap().next() else { return };
+                    if stream.write_all(&reply).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, received)
+}
+
+#[test]
+fn bytes_pass_unchanged_and_undecodable_frames_are_reported() {
+    // A real ApiVersions v3 exchange, then a frame no API has (key 0x7f00) and garbage back.
+    let mut request = BytesMut::new();
+    RequestFrame::new(ApiVersionsRequest::default(), 3, 7, Some("tap-test")).encode(&mut request).unwrap();
+    let mut response = BytesMut::new();
+    ResponseFrame::new(ApiVersionsResponse::default(), 7).encode(&mut response, 3).unwrap();
+    let odd_request = frame_of(&[0x7f, 0x00, 0x00, 0x01, 0, 0, 0, 8, 0xde, 0xad, 0xbe, 0xef]);
+    let odd_response = frame_of(&[0, 0, 0, 8, 0xff, 0xff, 0xff]);
+    let (upstream, received) = scripted_upstream(vec![response.to_vec(), odd_response.clone()]);
+    let tap = Tap::start(&upstream, &[]);
+
+    let mut client = TcpStream::connect(tap.addr()).unwrap();
+    client.write_all(&request).unwrap();
+    assert_eq!(read_frame(&mut client).unwrap(), response.to_vec(), "the response arrives unchanged");
+    client.write_all(&odd_request).unwrap();
+    assert_eq!(read_frame(&mut client).unwrap(), odd_response, "an undecodable response arrives unchanged");
+    let mut sent = request.to_vec();
+    sent.extend_from_slice(&odd_request);
+    tap.wait_for("both exchanges", |out, _| out.len() >= 2);
+    assert_eq!(*received.lock().unwrap(), sent, "the upstream got the client's bytes unchanged");
+
+    let out = tap.out();
+    assert!(out[0].contains(" conn 1 ApiVersions v3 corr 7 req ") && out[0].contains(" ms"), "{out:?}");
+    assert!(out[1].contains("request not decoded") && out[1].contains("7f000001"), "{out:?}");
+    assert!(out.iter().any(|l| l.contains("unknown correlation id 8") || l.contains("not decoded")), "{out:?}");
+
+    // A client that goes away inside a frame ends only its connection.
+    let mut quitter = TcpStream::connect(tap.addr()).unwrap();
+    quitter.write_all(&request[..6]).unwrap();
+    drop(quitter);
+    tap.wait_for("the second connection's end", |_, err| {
+        err.iter().any(|l| l.contains("conn 2 ") && l.contains("ended"))
+    });
+    let mut again = TcpStream::connect(tap.addr()).unwrap();
+    again.write_all(&request).unwrap();
+    // The scripted upstream has no more answers: it closes, and the tap says so.
+    tap.wait_for("the third connection's end", |_, err| {
+        err.iter().any(|l| l.contains("conn 3 ") && l.contains("upstream disconnected"))
+    });
+    drop(client);
+}
+
+#[test]
+fn json_mode_prints_one_object_per_frame() {
+    let mut request = BytesMut::new();
+    RequestFrame::new(ApiVersionsRequest::default(), 3, 1, None).encode(&mut request).unwrap();
+    let mut response = BytesMut::new();
+    let body = ApiVersionsResponse { error_code: kafka_wire::ErrorCode::UNSUPPORTED_VERSION, ..Default::default() };
+    ResponseFrame::new(body, 1).encode(&mut response, 3).unwrap();
+    let (upstream, _) = scripted_upstream(vec![response.to_vec()]);
+    let tap = Tap::start(&upstream, &["--json"]);
+    let mut client = TcpStream::connect(tap.addr()).unwrap();
+    client.write_all(&request).unwrap();
+    read_frame(&mut client).unwrap();
+    tap.wait_for("two JSON lines", |out, _| out.len() >= 2);
+    let lines: Vec<serde_json::Value> = tap.out().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["direction"], "request");
+    assert_eq!(lines[0]["api"], "ApiVersions");
+    assert_eq!(lines[0]["header"]["correlationId"], 1);
+    assert_eq!(lines[1]["direction"], "response");
+    assert_eq!(lines[1]["body"]["errorCode"], 35);
+}
+
+/// kafka-python's requests, from its debug log: `Sending request N <Api>Request(version=V, ...`.
+fn client_requests(log: &str) -> BTreeMap<(String, i16), usize> {
+    let re = regex::Regex::new(r"Sending request \d+ (\w+)Request\(version=(\d+)").unwrap();
+    let mut counts = BTreeMap::new();
+    for c in re.captures_iter(log) {
+        *counts.entry((c[1].to_string(), c[2].parse().unwrap())).or_default() += 1;
+    }
+    counts
+}
+
+/// The tap's requests: exchange lines, acks=0 produces, and those unanswered at disconnect.
+fn tap_requests(out: &[String], err: &[String]) -> BTreeMap<(String, i16), usize> {
+    let line = regex::Regex::new(r" conn \d+ (\w+) v(\d+) corr \d+ req ").unwrap();
+    let unanswered = regex::Regex::new(r"(\w+) v(\d+) corr \d+").unwrap();
+    let mut counts = BTreeMap::new();
+    for c in out.iter().filter_map(|l| line.captures(l)) {
+        *counts.entry((c[1].to_string(), c[2].parse().unwrap())).or_default() += 1;
+    }
+    for l in err.iter().filter_map(|l| l.split_once("unanswered: ").map(|(_, rest)| rest)) {
+        for c in unanswered.captures_iter(l) {
+            *counts.entry((c[1].to_string(), c[2].parse().unwrap())).or_default() += 1;
+        }
+    }
+    counts
+}
+
+const CLIENT: &str = r#"
+import json, logging, sys, uuid
+logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import NewTopic
+bs, topic = sys.argv[1], "tap-" + uuid.uuid4().hex[:8]
+admin = KafkaAdminClient(bootstrap_servers=bs)
+admin.create_topics([NewTopic(topic, 1, 1)])
+admin.close()
+producer = KafkaProducer(bootstrap_servers=bs, acks=1)
+for i in range(20):
+    producer.send(topic, key=b"k%d" % i, value=b"value-%d" % i)
+producer.flush()
+producer.close()
+fire = KafkaProducer(bootstrap_servers=bs, acks=0)
+fire.send(topic, value=b"fire-and-forget")
+fire.flush()
+fire.close()
+consumer = KafkaConsumer(topic, bootstrap_servers=bs, group_id="g-" + uuid.uuid4().hex[:8],
+    auto_offset_reset="earliest", enable_auto_commit=False, consumer_timeout_ms=20000,
+    max_poll_interval_ms=3000, session_timeout_ms=6000, heartbeat_interval_ms=1000)
+values = []
+for m in consumer:
+    values.append(m.value.decode())
+    if len(values) == 21:
+        break
+consumer.commit()
+tp = TopicPartition(topic, 0)
+committed = consumer.committed(tp)
+end = consumer.end_offsets([tp])[tp]
+consumer.close()
+print(json.dumps({"consumed": len(values), "committed": committed, "end": end, "first": values[:1]}))
+"#;
+
+#[test]
+fn kafka_python_through_the_tap_to_tansu() {
+    let Some(tansu) = Tansu::start_or_skip() else { return };
+    let Some(python) = std::env::var_os("KAFKA_WIRE_PYTHON") else {
+        assert!(std::env::var_os("CI").is_none(), "KAFKA_WIRE_PYTHON must be set under CI (scripts/test sets it)");
+        eprintln!("KAFKA_WIRE_PYTHON not set: skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let recording_path = dir.path().join("tap.rec");
+    let tap = Tap::start(&tansu.addr().to_string(), &["--record", recording_path.to_str().unwrap()]);
+    let run = Command::new(python).arg("-c").arg(CLIENT).arg(tap.addr()).output().unwrap();
+    let log = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "kafka-python failed: {}\n{}",
+        &log[log.len().saturating_sub(3000)..],
+        tansu.log_tail()
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(summary["consumed"], 21, "{summary}");
+    assert_eq!(summary["first"][0], "value-0");
+    assert!(summary["committed"].as_i64().unwrap_or(0) > 0, "{summary}");
+
+    // Every request kafka-python sent is one the tap saw, by API and version.
+    let sent = client_requests(&log);
+    for api in [
+        "ApiVersions",
+        "Metadata",
+        "CreateTopics",
+        "Produce",
+        "FindCoordinator",
+        "JoinGroup",
+        "SyncGroup",
+        "Fetch",
+        "OffsetCommit",
+        "OffsetFetch",
+        "ListOffsets",
+    ] {
+        assert!(sent.keys().any(|(a, _)| a == api), "kafka-python sent no {api}: {sent:?}");
+    }
+    tap.wait_for("every request of kafka-python", |out, err| tap_requests(out, err) == sent);
+    println!("kafka-python sent, and the tap saw: {sent:?}");
+
+    let out = tap.out();
+    assert!(out.iter().all(|l| !l.contains("not decoded") && !l.contains("unknown correlation")), "{out:#?}");
+    assert!(out.iter().any(|l| l.contains("Produce v") && l.contains("no response expected (acks=0)")), "{out:#?}");
+    assert!(out.iter().any(|l| l.contains("Metadata v") && l.contains("(addresses rewritten)")), "{out:#?}");
+    assert!(out.iter().any(|l| l.contains("FindCoordinator v") && l.contains("(addresses rewritten)")), "{out:#?}");
+    // JoinGroup's first answer asks for a member id, by name.
+    assert!(out.iter().any(|l| l.contains("JoinGroup v") && l.contains("errors: MEMBER_ID_REQUIRED")), "{out:#?}");
+
+    // The recording replays: every frame explains with the schemas, none malformed.
+    let schemas = Schemas::load(&[kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap()]).unwrap();
+    let bytes = std::fs::read(&recording_path).unwrap();
+    let entries = recording::read(&bytes).unwrap().expect("a recording");
+    let exchanges = out.iter().filter(|l| l.contains(" resp ")).count();
+    let requests: usize = sent.values().sum();
+    assert_eq!(entries.len(), requests + exchanges, "one entry per request and per response");
+    for e in recording::explain(&schemas, &entries, Style::default()).unwrap() {
+        assert!(!e.is_malformed(), "{}", e.text());
+    }
+}
+
+#[test]
+fn explain_mode_prints_each_frames_tree() {
+    let mut request = BytesMut::new();
+    RequestFrame::new(ApiVersionsRequest::default(), 3, 5, Some("tap-explain")).encode(&mut request).unwrap();
+    let mut response = BytesMut::new();
+    ResponseFrame::new(ApiVersionsResponse::default(), 5).encode(&mut response, 3).unwrap();
+    let (upstream, _) = scripted_upstream(vec![response.to_vec()]);
+    let schemas = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
+    let tap = Tap::start(&upstream, &["--explain", "--schemas", schemas.to_str().unwrap()]);
+    let mut client = TcpStream::connect(tap.addr()).unwrap();
+    client.write_all(&request).unwrap();
+    assert_eq!(read_frame(&mut client).unwrap(), response.to_vec());
+    tap.wait_for("both trees", |out, _| out.iter().any(|l| l.starts_with("ApiVersionsResponse message v3")));
+    let out = tap.out().join("\n");
+    for want in [
+        "conn 1 request ApiVersions v3",
+        "ApiVersionsRequest message v3 [0x0000,",
+        "client_id nullable_string = \"tap-explain\" (int16 len=11)",
+        "conn 1 response ApiVersions v3",
+        "+-- ResponseHeader v0 [0x0004, 4B] common response header",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+}
