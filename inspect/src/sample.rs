@@ -12,7 +12,8 @@
 
 use std::collections::HashMap;
 
-use kafka_wire_codegen::ir::{in_versions, DefaultValue, Field, FieldType, Message, Struct};
+use kafka_wire_codegen::ir::{in_versions, DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
+use kafka_wire_runtime::wire::put_uvarlong_into;
 
 /// Which instance to write.
 pub enum Mode {
@@ -78,7 +79,7 @@ pub fn tagged_struct_fields(msg: &Message, version: i16) -> Vec<(String, bool)> 
     msg.fields
         .iter()
         .chain(in_structs)
-        .filter(|f| matches!(f.ty, FieldType::Struct(_)) && in_versions(f.tagged_versions, version))
+        .filter(|f| matches!(f.ty, FieldType::Struct(_)) && in_versions(f.tagged_range(), version))
         .map(|f| (f.name.clone(), in_versions(f.nullable_versions, version) && f.default != DefaultValue::Null))
         .collect()
 }
@@ -90,14 +91,6 @@ struct Writer<'a> {
     version: i16,
     out: Vec<u8>,
     written: Written,
-}
-
-fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// The 61-byte empty RecordBatch v2 of seed 001 (all numbers zero, CRC-32C filled in).
@@ -117,10 +110,6 @@ pub fn empty_record_batch() -> Vec<u8> {
 }
 
 impl Writer<'_> {
-    fn flexible(&self) -> bool {
-        in_versions(self.msg.flexible_versions, self.version)
-    }
-
     fn random(&mut self) -> Option<&mut Rng> {
         match &mut self.mode {
             Mode::Minimal | Mode::Defaults => None,
@@ -149,23 +138,21 @@ impl Writer<'_> {
     }
 
     fn write_struct(&mut self, fields: &[Field]) {
-        let v = self.version;
+        let layout = Layout::of(self.msg, fields, self.version);
         let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-        for f in fields {
-            if !f.versions.contains(v) {
-                continue;
-            }
-            if in_versions(f.tagged_versions, v) {
-                if let Some(bytes) = self.tagged_value(f) {
-                    tagged.push((f.tag.unwrap_or(0), bytes));
+        // Schema order, tagged fields included, so a seed draws its random values in one order.
+        for slot in &layout.slots {
+            match slot.presence {
+                Presence::Absent => {}
+                Presence::Regular => self.write_field(&slot.field.ty, slot.nullable, slot.compact, &slot.field.default),
+                Presence::Tagged(tag) => {
+                    if let Some(bytes) = self.tagged_value(slot) {
+                        tagged.push((tag, bytes));
+                    }
                 }
-                continue;
             }
-            let compact = self.compact(f);
-            let nullable = in_versions(f.nullable_versions, v);
-            self.write_field(&f.ty, nullable, compact, &f.default);
         }
-        if !self.flexible() {
+        if !layout.flexible {
             return;
         }
         if let Some(rng) = self.random() {
@@ -183,24 +170,18 @@ impl Writer<'_> {
             }
         }
         tagged.sort_by_key(|(t, _)| *t);
-        put_uvarint(&mut self.out, tagged.len() as u64);
+        put_uvarlong_into(&mut self.out, tagged.len() as u64);
         for (tag, value) in tagged {
-            put_uvarint(&mut self.out, u64::from(tag));
-            put_uvarint(&mut self.out, value.len() as u64);
+            put_uvarlong_into(&mut self.out, u64::from(tag));
+            put_uvarlong_into(&mut self.out, value.len() as u64);
             self.out.extend_from_slice(&value);
-        }
-    }
-
-    fn compact(&self, f: &Field) -> bool {
-        match &f.flexible_versions {
-            Some(over) => in_versions(*over, self.version),
-            None => self.flexible(),
         }
     }
 
     /// A known tagged field's value bytes, or `None` to leave it out. Only values that are
     /// certainly not the default are written (Kafka omits default tagged values).
-    fn tagged_value(&mut self, f: &Field) -> Option<Vec<u8>> {
+    fn tagged_value(&mut self, slot: &Slot<'_>) -> Option<Vec<u8>> {
+        let f = slot.field;
         if matches!(self.mode, Mode::Minimal | Mode::Defaults) {
             return None;
         }
@@ -208,8 +189,7 @@ impl Writer<'_> {
         if !include {
             return None;
         }
-        let nullable = in_versions(f.nullable_versions, self.version);
-        let compact = self.compact(f);
+        let (nullable, compact) = (slot.nullable, slot.compact);
         let saved = std::mem::take(&mut self.out);
         let ok = match (&f.ty, &f.default) {
             // Inside a tagged field a nullable struct's marker is an unsigned varint: 1 present,
@@ -417,7 +397,7 @@ impl Writer<'_> {
 
 fn put_compact_len(out: &mut Vec<u8>, n: usize, compact: bool, wide: bool) {
     if compact {
-        put_uvarint(out, n as u64 + 1);
+        put_uvarlong_into(out, n as u64 + 1);
     } else if wide {
         out.extend_from_slice(&(n as i32).to_be_bytes());
     } else {

@@ -1,7 +1,7 @@
 //! Errors of the legacy wire format. Each variant names the structure or field that failed and
 //! where (byte offset in the frame, or log offset of the message).
 
-use crate::compression::Codec;
+use crate::codec::Codec;
 use crate::topic::TopicError;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -14,6 +14,7 @@
 //! No network code lives here; the broker and client build on these pieces.
 #![forbid(unsafe_code)]
 
+mod codec;
 pub mod compression;
 pub mod error;
 pub mod error_code;

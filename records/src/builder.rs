@@ -9,18 +9,16 @@ use super::compression::{self, Compression};
 use super::error::BuildError;
 use super::legacy::LOG_OVERHEAD;
 use super::record::{EndTransactionMarker, Header, Record, NO_TIMESTAMP};
-use kafka_wire_runtime::wire::{encode_uvarlong, varint_size, varlong_size, zigzag_encode_i32, zigzag_encode_i64};
+use kafka_wire_runtime::wire::{put_uvarlong_into, varint_size, varlong_size, zigzag_encode_i32, zigzag_encode_i64};
 
 /// Appends a zig-zag varint (the runtime's encoder, into a `Vec`).
 fn put_varint(out: &mut Vec<u8>, value: i32) {
-    let (bytes, n) = encode_uvarlong(u64::from(zigzag_encode_i32(value)));
-    out.extend_from_slice(&bytes[..n]);
+    put_uvarlong_into(out, u64::from(zigzag_encode_i32(value)));
 }
 
 /// Appends a zig-zag varlong.
 fn put_varlong(out: &mut Vec<u8>, value: i64) {
-    let (bytes, n) = encode_uvarlong(zigzag_encode_i64(value));
-    out.extend_from_slice(&bytes[..n]);
+    put_uvarlong_into(out, zigzag_encode_i64(value));
 }
 
 /// How a batch is built. The defaults are those of a plain (non-idempotent) Java producer

@@ -3,7 +3,7 @@
 //! Every read error names the batch (its index and byte position inside the `records` field)
 //! and what was wrong with it, so a caller can tell one bad batch from a fetch cut short.
 
-use super::compression::Compression;
+use super::compression::codec::Compression;
 
 /// A problem with one batch of a `records` field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

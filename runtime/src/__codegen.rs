@@ -10,6 +10,10 @@ pub use crate::entity::{BrokerId, GroupId, ProducerId, TopicName, TransactionalI
 pub use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use crate::error_code::ErrorCode;
 pub use crate::fixed_array::{Fixed, FixedArray};
+pub use crate::frame::{
+    put_frame_size, refuse_trailing, FrameApi, FrameBody, RequestFrame, RequestHeaderFields, ResponseFrame,
+    ResponseHeaderFields,
+};
 #[cfg(feature = "json")]
 pub use crate::json;
 pub use crate::keyed::Keyed;
@@ -17,7 +21,7 @@ pub use crate::records::Records;
 pub use crate::str_bytes::StrBytes;
 pub use crate::tagged::UnknownTags;
 pub use crate::traits::{Decode, Encode, Message, Request, Response};
-pub use crate::version::VersionRange;
+pub use crate::version::{check_decode_version, check_encode_version, VersionRange};
 pub use crate::wire::*;
 pub use crate::writer::{write_contiguous, write_vectored, Writer};
 pub use bytes::{Buf, BufMut as BufMutTrait};
@@ -50,26 +54,6 @@ impl<T> WithinPath for Result<T, EncodeError> {
 }
 
 // ---- versions ----
-
-/// Fails when `version` is outside `valid` (decoding side).
-#[inline]
-pub fn check_decode_version(version: i16, valid: VersionRange) -> Result<(), DecodeError> {
-    if valid.contains(version) {
-        Ok(())
-    } else {
-        Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion { version, min: valid.min, max: valid.max }))
-    }
-}
-
-/// Fails when `version` is outside `valid` (encoding side).
-#[inline]
-pub fn check_encode_version(version: i16, valid: VersionRange) -> Result<(), EncodeError> {
-    if valid.contains(version) {
-        Ok(())
-    } else {
-        Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion { version, min: valid.min, max: valid.max }))
-    }
-}
 
 /// The error for a non-default, non-ignorable field at a version that lacks it.
 #[cold]
@@ -531,23 +515,6 @@ pub fn check_no_unknown_tags(unknown: &UnknownTags, version: i16) -> Result<(), 
     } else {
         Err(EncodeError::new(EncodeErrorKind::TaggedFieldsNotFlexible { version }))
     }
-}
-
-/// Refuses bytes left after a whole frame (strict frame decoding).
-#[inline]
-pub fn refuse_trailing(rest: &Bytes) -> Result<(), DecodeError> {
-    if rest.is_empty() {
-        Ok(())
-    } else {
-        Err(DecodeError::new(DecodeErrorKind::TrailingBytes(rest.len())))
-    }
-}
-
-/// Writes the `i32` size prefix of a frame.
-pub fn put_frame_size(buf: &mut BytesMut, size: usize) -> Result<(), EncodeError> {
-    let size = i32::try_from(size).map_err(|_| too_long(size, i32::MAX as usize))?;
-    buf.put_i32(size);
-    Ok(())
 }
 
 // ---- fixed-width writers, named like the readers ----

@@ -231,3 +231,23 @@ impl fmt::Display for EncodeError {
 }
 
 impl std::error::Error for EncodeError {}
+
+/// Why a read failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// Fewer bytes remained than the field needs.
+    #[error("not enough bytes (requested {requested}, available {available})")]
+    NotEnoughBytes { requested: usize, available: usize },
+    /// A varint ran past its maximum width (5 bytes, or 10 for a varlong).
+    #[error("varint longer than its maximum width")]
+    VarintTooLong,
+}
+
+impl From<ReadError> for DecodeError {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::NotEnoughBytes { requested, available } => DecodeError::not_enough(requested, available),
+            ReadError::VarintTooLong => DecodeError::new(DecodeErrorKind::VarintTooLong),
+        }
+    }
+}

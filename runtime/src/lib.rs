@@ -9,6 +9,7 @@ pub mod entity;
 pub mod error;
 pub mod error_code;
 pub mod fixed_array;
+pub mod frame;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod keyed;
@@ -29,6 +30,7 @@ pub use entity::{BrokerId, GroupId, ProducerId, TopicName, TransactionalId};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use error_code::{ErrorCode, ErrorInfo};
 pub use fixed_array::{Fixed, FixedArray};
+pub use frame::{FrameApi, FrameBody, RequestFrame, RequestHeaderFields, ResponseFrame, ResponseHeaderFields};
 pub use keyed::{Keyed, KeyedSlice};
 pub use records::Records;
 pub use str_bytes::StrBytes;

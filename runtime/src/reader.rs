@@ -7,18 +7,8 @@
 
 use std::ops::Range;
 
+pub use crate::error::ReadError;
 use crate::wire::{decode_uvarint, decode_uvarlong, zigzag_i32, zigzag_i64};
-
-/// Why a read failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum ReadError {
-    /// Fewer bytes remained than the field needs.
-    #[error("not enough bytes (requested {requested}, available {available})")]
-    NotEnoughBytes { requested: usize, available: usize },
-    /// A varint ran past its maximum width (5 bytes, or 10 for a varlong).
-    #[error("varint longer than its maximum width")]
-    VarintTooLong,
-}
 
 /// A position in a byte slice; every read checks the bytes present first.
 #[derive(Debug, Clone)]

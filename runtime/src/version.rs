@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+
 /// An inclusive range of versions; `max == i16::MAX` stands for an open-ended `"N+"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VersionRange {
@@ -54,5 +56,25 @@ impl fmt::Display for VersionRange {
         } else {
             write!(f, "{}-{}", self.min, self.max)
         }
+    }
+}
+
+/// Fails when `version` is outside `valid` (decoding side).
+#[inline]
+pub fn check_decode_version(version: i16, valid: VersionRange) -> Result<(), DecodeError> {
+    if valid.contains(version) {
+        Ok(())
+    } else {
+        Err(DecodeError::new(DecodeErrorKind::UnsupportedVersion { version, min: valid.min, max: valid.max }))
+    }
+}
+
+/// Fails when `version` is outside `valid` (encoding side).
+#[inline]
+pub fn check_encode_version(version: i16, valid: VersionRange) -> Result<(), EncodeError> {
+    if valid.contains(version) {
+        Ok(())
+    } else {
+        Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion { version, min: valid.min, max: valid.max }))
     }
 }

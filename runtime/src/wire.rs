@@ -6,8 +6,8 @@
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use uuid::Uuid;
 
-use crate::reader::ReadError;
-use crate::{DecodeError, DecodeErrorKind};
+use crate::error::ReadError;
+use crate::DecodeError;
 
 #[inline]
 fn need(buf: &Bytes, n: usize) -> Result<(), DecodeError> {
@@ -130,15 +130,6 @@ pub const fn zigzag_i64(raw: u64) -> i64 {
     ((raw >> 1) as i64) ^ -((raw & 1) as i64)
 }
 
-impl From<ReadError> for DecodeError {
-    fn from(e: ReadError) -> Self {
-        match e {
-            ReadError::NotEnoughBytes { requested, available } => DecodeError::not_enough(requested, available),
-            ReadError::VarintTooLong => DecodeError::new(DecodeErrorKind::VarintTooLong),
-        }
-    }
-}
-
 /// Reads an unsigned LEB128 varint of at most 5 bytes (Kafka's `UNSIGNED_VARINT`; see
 /// [`decode_uvarint`] for the rule on a fifth byte).
 #[inline]
@@ -227,6 +218,13 @@ pub fn put_uvarint(buf: &mut BytesMut, value: u32) {
 /// Writes an unsigned LEB128 varlong.
 #[inline]
 pub fn put_uvarlong(buf: &mut BytesMut, value: u64) {
+    put_uvarlong_into(buf, value);
+}
+
+/// Writes an unsigned LEB128 varlong to any buffer: the one varint writer, which record
+/// batches and sample instances (built in `Vec<u8>`s) share with the messages.
+#[inline]
+pub fn put_uvarlong_into(buf: &mut impl BufMut, value: u64) {
     let (bytes, n) = encode_uvarlong(value);
     buf.put_slice(&bytes[..n]);
 }
@@ -277,6 +275,7 @@ pub const fn varlong_size(value: i64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DecodeErrorKind;
 
     #[test]
     fn varints_round_trip_and_size() {

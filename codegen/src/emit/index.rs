@@ -474,150 +474,56 @@ fn emit_kind_enum(
     }
 }
 
+/// Frames are the runtime's generic `RequestFrame`/`ResponseFrame`; the set says what its
+/// api key, bodies and headers are.
 fn emit_frames() -> TokenStream {
     quote! {
-        /// A whole request as it travels: header and body.
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct RequestFrame {
-            pub header: RequestHeader,
-            pub body: RequestKind,
+        /// A whole request as it travels: header and body (see `rt::RequestFrame`).
+        pub type RequestFrame = rt::RequestFrame<RequestHeader, RequestKind>;
+        /// A whole response as it travels: header and body (see `rt::ResponseFrame`).
+        pub type ResponseFrame = rt::ResponseFrame<ResponseHeader, ResponseKind>;
+
+        impl rt::FrameApi for ApiKey {
+            fn key(self) -> i16 { ApiKey::key(self) }
+            fn valid_versions(self) -> Option<rt::VersionRange> { ApiKey::valid_versions(self) }
+            fn request_header_version(self, version: i16) -> i16 { ApiKey::request_header_version(self, version) }
+            fn response_header_version(self, version: i16) -> i16 { ApiKey::response_header_version(self, version) }
         }
 
-        impl RequestFrame {
-            /// A request of `body` at `version`: the header's api key and version come from
-            /// the body and `version`, so they cannot disagree with it.
-            pub fn new(body: impl Into<RequestKind>, version: i16, correlation_id: i32, client_id: Option<&str>) -> Self {
-                let body = body.into();
-                let header = RequestHeader {
-                    request_api_key: body.api_key().key(),
+        impl rt::RequestHeaderFields for RequestHeader {
+            fn new(api_key: i16, version: i16, correlation_id: i32, client_id: Option<rt::StrBytes>) -> Self {
+                RequestHeader {
+                    request_api_key: api_key,
                     request_api_version: version,
                     correlation_id,
-                    client_id: client_id.map(rt::StrBytes::from),
+                    client_id,
                     ..RequestHeader::default()
-                };
-                RequestFrame { header, body }
-            }
-
-            /// The API of the body (which the header must name).
-            pub fn api_key(&self) -> ApiKey {
-                self.body.api_key()
-            }
-
-            /// The version the body is sent at.
-            pub fn version(&self) -> i16 {
-                self.header.request_api_version
-            }
-
-            /// Reads a request from `frame`, the bytes after the `i32` size prefix: the header
-            /// version follows from the api key and version at its start. Bytes after the body
-            /// are an error; see `decode_with_trailing` to accept them.
-            pub fn decode(frame: rt::Bytes) -> Result<Self, rt::DecodeError> {
-                let (decoded, trailing) = Self::decode_with_trailing(frame)?;
-                rt::refuse_trailing(&trailing)?;
-                Ok(decoded)
-            }
-
-            /// Like `decode`, but bytes after the body are accepted, as Kafka's broker ignores
-            /// them (librdkafka 2.16 sends 3 after a Metadata v12 body), and returned so the
-            /// caller sees how many there were.
-            pub fn decode_with_trailing(mut frame: rt::Bytes) -> Result<(Self, rt::Bytes), rt::DecodeError> {
-                let mut peek = frame.clone();
-                let key = rt::get_i16(&mut peek)?;
-                let version = rt::get_i16(&mut peek)?;
-                let api_key = ApiKey::try_from(key)?;
-                let valid = api_key
-                    .valid_versions()
-                    .ok_or_else(|| rt::DecodeError::new(rt::DecodeErrorKind::RetiredApi(key)))?;
-                rt::check_decode_version(version, valid)?;
-                let header = <RequestHeader as rt::Decode>::decode(&mut frame, api_key.request_header_version(version))?;
-                let body = RequestKind::decode(api_key, &mut frame, version)?;
-                Ok((RequestFrame { header, body }, frame))
-            }
-
-            /// Appends the `i32` size prefix, header and body, at the header's api version.
-            pub fn encode(&self, buf: &mut rt::BytesMut) -> Result<(), rt::EncodeError> {
-                rt::write_contiguous(buf, |w| self.encode_into(w))
-            }
-
-            /// The same bytes as `encode`, as chunks for `writev` that share large byte and
-            /// records values instead of copying them (see `Encode::encode_vectored`).
-            pub fn encode_vectored(&self, scratch: &mut rt::BytesMut, chunks: &mut Vec<rt::Bytes>) -> Result<(), rt::EncodeError> {
-                rt::write_vectored(scratch, chunks, |w| self.encode_into(w))
-            }
-
-            /// Appends the frame to a writer (contiguous or vectored). A header naming another
-            /// API than the body is refused; the header version follows from api key and version.
-            pub fn encode_into(&self, w: &mut rt::Writer) -> Result<(), rt::EncodeError> {
-                let api_key = self.body.api_key();
-                if self.header.request_api_key != api_key.key() {
-                    return Err(rt::EncodeError::new(rt::EncodeErrorKind::ApiKeyMismatch {
-                        header: self.header.request_api_key,
-                        body: api_key.key(),
-                    }));
                 }
-                let version = self.header.request_api_version;
-                let header_version = api_key.request_header_version(version);
-                let size = rt::Encode::encoded_size(&self.header, header_version)? + self.body.encoded_size(version)?;
-                rt::put_frame_size(w, size)?;
-                rt::Encode::encode_into(&self.header, w, header_version)?;
-                self.body.encode_into(w, version)
+            }
+            fn api_key(&self) -> i16 { self.request_api_key }
+            fn api_version(&self) -> i16 { self.request_api_version }
+        }
+
+        impl rt::ResponseHeaderFields for ResponseHeader {
+            fn new(correlation_id: i32) -> Self {
+                ResponseHeader { correlation_id, ..ResponseHeader::default() }
             }
         }
 
-        /// A whole response as it travels: header and body.
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct ResponseFrame {
-            pub header: ResponseHeader,
-            pub body: ResponseKind,
+        impl rt::FrameBody for RequestKind {
+            type Api = ApiKey;
+            fn api_key(&self) -> ApiKey { RequestKind::api_key(self) }
+            fn encode_into(&self, w: &mut rt::Writer, version: i16) -> Result<(), rt::EncodeError> { RequestKind::encode_into(self, w, version) }
+            fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> { RequestKind::encoded_size(self, version) }
+            fn decode(api_key: ApiKey, buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> { RequestKind::decode(api_key, buf, version) }
         }
 
-        impl ResponseFrame {
-            /// A response carrying `body`, answering the request with `correlation_id`.
-            pub fn new(body: impl Into<ResponseKind>, correlation_id: i32) -> Self {
-                let header = ResponseHeader { correlation_id, ..ResponseHeader::default() };
-                ResponseFrame { header, body: body.into() }
-            }
-
-            /// The API of the body.
-            pub fn api_key(&self) -> ApiKey {
-                self.body.api_key()
-            }
-
-            /// Reads a response to a request of `api_key` at `version` from `frame`, the bytes
-            /// after the `i32` size prefix (responses do not name their API). Bytes after the
-            /// body are an error; see `decode_with_trailing` to accept them.
-            pub fn decode(frame: rt::Bytes, api_key: ApiKey, version: i16) -> Result<Self, rt::DecodeError> {
-                let (decoded, trailing) = Self::decode_with_trailing(frame, api_key, version)?;
-                rt::refuse_trailing(&trailing)?;
-                Ok(decoded)
-            }
-
-            /// Like `decode`, but bytes after the body are accepted and returned.
-            pub fn decode_with_trailing(mut frame: rt::Bytes, api_key: ApiKey, version: i16) -> Result<(Self, rt::Bytes), rt::DecodeError> {
-                let header = <ResponseHeader as rt::Decode>::decode(&mut frame, api_key.response_header_version(version))?;
-                let body = ResponseKind::decode(api_key, &mut frame, version)?;
-                Ok((ResponseFrame { header, body }, frame))
-            }
-
-            /// Appends the `i32` size prefix, header and body at `version`.
-            pub fn encode(&self, buf: &mut rt::BytesMut, version: i16) -> Result<(), rt::EncodeError> {
-                rt::write_contiguous(buf, |w| self.encode_into(w, version))
-            }
-
-            /// The same bytes as `encode`, as chunks for `writev` that share large byte and
-            /// records values (a fetch's record data) instead of copying them.
-            pub fn encode_vectored(&self, scratch: &mut rt::BytesMut, chunks: &mut Vec<rt::Bytes>, version: i16) -> Result<(), rt::EncodeError> {
-                rt::write_vectored(scratch, chunks, |w| self.encode_into(w, version))
-            }
-
-            /// Appends the frame to a writer (contiguous or vectored).
-            pub fn encode_into(&self, w: &mut rt::Writer, version: i16) -> Result<(), rt::EncodeError> {
-                let header_version = self.body.api_key().response_header_version(version);
-                let size = rt::Encode::encoded_size(&self.header, header_version)? + self.body.encoded_size(version)?;
-                rt::put_frame_size(w, size)?;
-                rt::Encode::encode_into(&self.header, w, header_version)?;
-                self.body.encode_into(w, version)
-            }
+        impl rt::FrameBody for ResponseKind {
+            type Api = ApiKey;
+            fn api_key(&self) -> ApiKey { ResponseKind::api_key(self) }
+            fn encode_into(&self, w: &mut rt::Writer, version: i16) -> Result<(), rt::EncodeError> { ResponseKind::encode_into(self, w, version) }
+            fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> { ResponseKind::encoded_size(self, version) }
+            fn decode(api_key: ApiKey, buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> { ResponseKind::decode(api_key, buf, version) }
         }
     }
 }

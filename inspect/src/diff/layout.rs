@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire_codegen::ir::{in_versions, DefaultValue, Field, FieldType, Message, Struct};
+use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
 use kafka_wire_codegen::validate::type_name;
 
 /// One element: a field's value, or the header.
@@ -32,7 +32,7 @@ pub fn layout(msg: &Message, version: i16) -> Vec<Element> {
     if let Some(header) = msg.header_version(version) {
         out.push(leaf(String::new(), "$".into(), format!("header v{header}")));
     }
-    let walker = Walker { msg, version, flexible: in_versions(msg.flexible_versions, version) };
+    let walker = Walker { msg, version };
     let (children, tagged) = walker.fields(&msg.fields, "", "$", 0);
     let body = Element { children, tagged, ..leaf(String::new(), "$".into(), "message".into()) };
     out.push(body);
@@ -55,7 +55,6 @@ pub fn shape(ty: &FieldType) -> String {
 struct Walker<'m> {
     msg: &'m Message,
     version: i16,
-    flexible: bool,
 }
 
 /// Deep enough for any real schema; a cycle of struct references stops here.
@@ -69,33 +68,27 @@ impl Walker<'_> {
     }
 
     fn fields(&self, fields: &[Field], prefix: &str, json: &str, depth: usize) -> Fields {
-        let v = self.version;
+        let layout = Layout::of(self.msg, fields, self.version);
         let mut regular = Vec::new();
         let mut tagged = BTreeMap::new();
-        for (i, f) in fields.iter().enumerate() {
-            if !f.versions.contains(v) {
-                continue;
-            }
-            let at = format!("{json}.fields[{i}]");
-            if in_versions(f.tagged_versions, v) {
-                let mut e = self.field(f, prefix, &at, depth, true);
-                let tag = f.tag.unwrap_or(0);
-                e.wire = format!("tag {tag}: {}, default {}", e.wire, default_text(&f.default));
-                tagged.insert(tag, e);
-            } else {
-                regular.push(self.field(f, prefix, &at, depth, false));
+        for slot in &layout.slots {
+            let at = format!("{json}.fields[{}]", slot.index);
+            match slot.presence {
+                Presence::Absent => {}
+                Presence::Regular => regular.push(self.field(slot, prefix, &at, depth, false)),
+                Presence::Tagged(tag) => {
+                    let mut e = self.field(slot, prefix, &at, depth, true);
+                    e.wire = format!("tag {tag}: {}, default {}", e.wire, default_text(&slot.field.default));
+                    tagged.insert(tag, e);
+                }
             }
         }
-        (regular, self.flexible.then_some(tagged))
+        (regular, layout.flexible.then_some(tagged))
     }
 
-    fn field(&self, f: &Field, prefix: &str, json: &str, depth: usize, tagged: bool) -> Element {
-        let v = self.version;
-        let nullable = in_versions(f.nullable_versions, v);
-        let compact = match &f.flexible_versions {
-            Some(over) => in_versions(*over, v),
-            None => self.flexible,
-        };
+    fn field(&self, slot: &Slot<'_>, prefix: &str, json: &str, depth: usize, tagged: bool) -> Element {
+        let f = slot.field;
+        let (nullable, compact) = (slot.nullable, slot.compact);
         let mut e = self.value(&f.ty, format!("{prefix}{}", f.name), json, nullable, compact, tagged, depth);
         e.shape = shape(&f.ty);
         e

@@ -8,7 +8,7 @@
 //! std::process::exit(if report.breaking.is_empty() { 0 } else { 1 });
 //! ```
 
-mod layout;
+pub mod layout;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

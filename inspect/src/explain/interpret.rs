@@ -11,7 +11,7 @@ use super::node::{Node, Region};
 use super::records::explain_records;
 use super::tree::{bytes_preview, hex_preview, quoted, Fail, Tree};
 use kafka_wire_codegen::ir::json_key;
-use kafka_wire_codegen::ir::{in_versions, DefaultValue, Field, FieldType, Message, Struct, Versions};
+use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
 pub use kafka_wire_codegen::validate::type_name;
 
 /// How the walk words what it sees.
@@ -49,16 +49,11 @@ pub fn explain_body(msg: &Message, version: i16, data: &[u8], base: usize, style
 }
 
 pub(super) struct Walk<'a> {
+    msg: &'a Message,
     structs: HashMap<&'a str, &'a Struct>,
     version: i16,
-    flexible: bool,
     pub(super) tree: Tree<'a>,
     style: Style,
-}
-
-/// A field's versions sent as a tagged field (inside its versions), as the emitter plans them.
-fn tagged_range(f: &Field) -> Option<Versions> {
-    f.tagged_versions.and_then(|t| t.intersect(&f.versions))
 }
 
 /// How a length prefix was written, for the value text.
@@ -78,28 +73,19 @@ fn json_of<T: Json>(value: &T) -> Value {
 
 impl<'a> Walk<'a> {
     pub(super) fn new(msg: &'a Message, version: i16, tree: Tree<'a>, style: Style) -> Self {
-        Walk {
-            structs: msg.structs.iter().map(|s| (s.name.as_str(), s)).collect(),
-            version,
-            flexible: in_versions(msg.flexible_versions, version),
-            tree,
-            style,
-        }
+        Walk { msg, structs: msg.structs.iter().map(|s| (s.name.as_str(), s)).collect(), version, tree, style }
     }
 
     /// The fields of one struct, then (at flexible versions) its tagged section.
     pub(super) fn read_fields(&mut self, fields: &'a [Field]) -> Result<Map<String, Value>, Fail> {
-        let v = self.version;
+        let layout = Layout::of(self.msg, fields, self.version);
         let mut json: Vec<Option<Value>> = vec![None; fields.len()];
-        for (i, f) in fields.iter().enumerate() {
-            if !f.versions.contains(v) || in_versions(tagged_range(f), v) {
-                continue;
-            }
-            json[i] = Some(self.read_field(f, false)?);
+        for slot in layout.regular() {
+            json[slot.index] = Some(self.read_field(slot, false)?);
         }
         let mut unknown = UnknownTags::new();
-        if self.flexible {
-            self.read_tag_section(fields, &mut json, &mut unknown)?;
+        if layout.flexible {
+            self.read_tag_section(&layout, &mut json, &mut unknown)?;
         }
         let mut map = Map::new();
         for (f, value) in fields.iter().zip(json) {
@@ -111,9 +97,9 @@ impl<'a> Walk<'a> {
         Ok(map)
     }
 
-    pub(super) fn read_tag_section(
+    fn read_tag_section(
         &mut self,
-        fields: &'a [Field],
+        layout: &Layout<'a>,
         json: &mut [Option<Value>],
         unknown: &mut UnknownTags,
     ) -> Result<(), Fail> {
@@ -124,7 +110,8 @@ impl<'a> Walk<'a> {
         let mut seen: Vec<u32> = Vec::new();
         for _ in 0..count {
             let tag = self.tree.leaf_with("tag", "uvarint", None, Tree::uvarint, |t| t.to_string())?;
-            let known = fields.iter().position(|f| f.tag == Some(tag) && tagged_range(f).is_some());
+            // A field of this struct tagged `tag` at some version, and its slot at this one.
+            let known = layout.slots.iter().find(|s| s.field.tag == Some(tag) && s.field.tagged_range().is_some());
             let size = self.tree.leaf_with(
                 "size",
                 "uvarint",
@@ -142,11 +129,10 @@ impl<'a> Walk<'a> {
             }
             seen.push(tag);
             match known {
-                Some(i) if in_versions(tagged_range(&fields[i]), self.version) => {
-                    let f = &fields[i];
+                Some(slot) if slot.presence == Presence::Tagged(tag) => {
                     let saved_end = self.tree.end;
                     self.tree.end = self.tree.pos + size;
-                    let value = self.read_field(f, true)?;
+                    let value = self.read_field(slot, true)?;
                     if self.tree.pos != self.tree.end {
                         let used = size - self.tree.remaining();
                         return Err(self
@@ -154,12 +140,12 @@ impl<'a> Walk<'a> {
                             .fail(format!("tagged field {tag} declared {size} bytes but used {used}")));
                     }
                     self.tree.end = saved_end;
-                    json[i] = (!self.is_default(f, &value)).then_some(value);
+                    json[slot.index] = (!self.is_default(slot.field, &value)).then_some(value);
                 }
-                Some(i) => {
+                Some(slot) => {
                     return Err(self.tree.fail(format!(
                         "tag {tag} ({}) is not a tagged field at version {}",
-                        fields[i].name, self.version
+                        slot.field.name, self.version
                     )));
                 }
                 None => {
@@ -176,15 +162,10 @@ impl<'a> Walk<'a> {
         Ok(())
     }
 
-    fn read_field(&mut self, f: &'a Field, tagged: bool) -> Result<Value, Fail> {
-        let v = self.version;
-        let nullable = in_versions(f.nullable_versions, v);
-        let compact = match &f.flexible_versions {
-            Some(over) => in_versions(*over, v),
-            None => self.flexible,
-        };
+    fn read_field(&mut self, slot: &Slot<'a>, tagged: bool) -> Result<Value, Fail> {
+        let f = slot.field;
         self.tree.path.push(f.name.clone());
-        let value = self.read_value(&f.name, &f.ty, nullable, compact, tagged, f.about.clone())?;
+        let value = self.read_value(&f.name, &f.ty, slot.nullable, slot.compact, tagged, f.about.clone())?;
         self.tree.path.pop();
         Ok(value)
     }
@@ -462,10 +443,8 @@ impl<'a> Walk<'a> {
             FieldType::Struct(name) => {
                 let mut map = Map::new();
                 if let Some(s) = self.structs.get(name.as_str()) {
-                    for f in &s.fields {
-                        if f.versions.contains(self.version) && !in_versions(tagged_range(f), self.version) {
-                            map.insert(json_key(&f.name), self.default_json(f));
-                        }
+                    for slot in Layout::of(self.msg, &s.fields, self.version).regular() {
+                        map.insert(json_key(&slot.field.name), self.default_json(slot.field));
                     }
                 }
                 Value::Object(map)

@@ -10,8 +10,7 @@ use std::thread::JoinHandle;
 use std::time::SystemTime;
 
 use crate::log::error::LogError;
-use crate::log::manager::{lock, PartitionHandle};
-use crate::log::partition::PartitionLog;
+use crate::log::partition::{lock, PartitionHandle, PartitionLog};
 
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 

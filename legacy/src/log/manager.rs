@@ -7,13 +7,13 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
+use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::SystemTime;
 
 use crate::log::config::{LogConfig, TopicOverrides};
 use crate::log::error::LogError;
 use crate::log::flusher::{flush_outside_lock, Flusher};
-use crate::log::partition::{AppendInfo, PartitionLog, RetentionInfo};
+use crate::log::partition::{lock, AppendInfo, PartitionHandle, PartitionLog, RetentionInfo};
 use crate::log::segment::sync_dir;
 use crate::log::slice::FileSlice;
 use crate::{
@@ -45,9 +45,6 @@ impl TopicPartition {
         Some(TopicPartition { topic: topic.to_owned(), partition: partition.parse().ok()? })
     }
 }
-
-/// A shared partition log.
-pub type PartitionHandle = Arc<Mutex<PartitionLog>>;
 
 /// A position that must reach stable storage before the appends that wrote it count as
 /// flushed: see [`LogManager::append_deferred`] and [`LogManager::flush_to`].
@@ -100,11 +97,6 @@ impl std::fmt::Debug for LogManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LogManager").field("dir", &self.dir).field("recovered", &self.recovered).finish()
     }
-}
-
-/// Locks a partition; a poisoned lock is still usable because no log operation panics midway.
-pub(crate) fn lock(handle: &PartitionHandle) -> MutexGuard<'_, PartitionLog> {
-    handle.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl LogManager {

@@ -26,7 +26,7 @@ pub mod slice;
 
 pub use config::{LogConfig, TopicOverrides, Visibility};
 pub use error::LogError;
-pub use manager::{DeferredAppend, FlushPoint, LogManager, PartitionHandle, TopicPartition, CLEAN_SHUTDOWN_FILE};
-pub use partition::{AppendInfo, FlushTicket, PartitionLog, RetentionInfo, SegmentInfo};
+pub use manager::{DeferredAppend, FlushPoint, LogManager, TopicPartition, CLEAN_SHUTDOWN_FILE};
+pub use partition::{AppendInfo, FlushTicket, PartitionHandle, PartitionLog, RetentionInfo, SegmentInfo};
 pub use segment::{parse_segment_file_name, segment_file_name};
 pub use slice::FileSlice;

@@ -5,7 +5,7 @@
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -16,6 +16,14 @@ use crate::log::recovery::valid_prefix;
 use crate::log::segment::{parse_segment_file_name, sync_dir, Segment};
 use crate::log::slice::FileSlice;
 use crate::{validate_message_set, SetSummary};
+
+/// A shared partition log.
+pub type PartitionHandle = Arc<Mutex<PartitionLog>>;
+
+/// Locks a partition; a poisoned lock is still usable because no log operation panics midway.
+pub(crate) fn lock(handle: &PartitionHandle) -> MutexGuard<'_, PartitionLog> {
+    handle.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Where an append landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

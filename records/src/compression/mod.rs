@@ -19,6 +19,9 @@ mod xxhash32;
 #[cfg(feature = "zstd")]
 mod zstd;
 
+pub(crate) mod codec;
+pub use codec::Compression;
+
 use std::fmt;
 
 use super::error::{BuildError, RecordsErrorKind};
@@ -29,81 +32,6 @@ pub use xxhash32::xxh32;
 /// `message.max.bytes` (1 MiB) and `max.message.bytes` settings but far below what a bomb
 /// would reach.
 pub const DEFAULT_MAX_DECOMPRESSED_SIZE: usize = 64 * 1024 * 1024;
-
-/// A record compression codec, numbered as in the batch attributes (bits 0-2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Compression {
-    /// No compression.
-    #[default]
-    None,
-    /// gzip (RFC 1952), as `java.util.zip.GZIPOutputStream` writes it.
-    Gzip,
-    /// Snappy in xerial framing (read: also a bare snappy block).
-    Snappy,
-    /// LZ4 frame format.
-    Lz4,
-    /// Zstandard (magic 2 only).
-    Zstd,
-}
-
-impl Compression {
-    /// Every codec, in attribute order.
-    pub const ALL: [Compression; 5] =
-        [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd];
-
-    /// The codec for attribute bits 0-2, if the id names one.
-    pub fn from_id(id: u8) -> Option<Compression> {
-        match id {
-            0 => Some(Compression::None),
-            1 => Some(Compression::Gzip),
-            2 => Some(Compression::Snappy),
-            3 => Some(Compression::Lz4),
-            4 => Some(Compression::Zstd),
-            _ => None,
-        }
-    }
-
-    /// The codec's id in the attribute bits.
-    pub fn id(self) -> u8 {
-        match self {
-            Compression::None => 0,
-            Compression::Gzip => 1,
-            Compression::Snappy => 2,
-            Compression::Lz4 => 3,
-            Compression::Zstd => 4,
-        }
-    }
-
-    /// Whether a batch of this magic may use the codec (zstd arrived with magic 2).
-    pub fn allowed_for_magic(self, magic: i8) -> bool {
-        match self {
-            Compression::Zstd => magic >= 2,
-            _ => (0..=2).contains(&magic),
-        }
-    }
-
-    /// Whether this build can compress and decompress with the codec (its cargo feature is on).
-    pub fn is_built(self) -> bool {
-        match self {
-            Compression::None => true,
-            Compression::Gzip => cfg!(feature = "gzip"),
-            Compression::Snappy => cfg!(feature = "snappy"),
-            Compression::Lz4 => cfg!(feature = "lz4"),
-            Compression::Zstd => cfg!(feature = "zstd"),
-        }
-    }
-
-    /// Kafka's name for the codec (`compression.type`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Compression::None => "none",
-            Compression::Gzip => "gzip",
-            Compression::Snappy => "snappy",
-            Compression::Lz4 => "lz4",
-            Compression::Zstd => "zstd",
-        }
-    }
-}
 
 impl fmt::Display for Compression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
