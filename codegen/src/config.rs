@@ -200,7 +200,8 @@ impl Config {
         if !matches!(kind, MessageKind::Request | MessageKind::Response) {
             return true;
         }
-        apis.contains(api_name(name)) || api_key.is_some_and(|k| apis.contains(&k.to_string()))
+        let name = api_name(name);
+        apis.iter().any(|a| a.eq_ignore_ascii_case(name)) || api_key.is_some_and(|k| apis.contains(&k.to_string()))
     }
 
     /// Loads every schema folder, keeping only the wanted APIs. An `include_apis` name that no
@@ -210,9 +211,6 @@ impl Config {
             return Err(Error::NoSchemas("(no schema folder configured)".to_string()));
         }
         let mut all = load_schemas(&self.schema_dirs, self.strict)?;
-        if let Some(i) = all.files_per_dir.iter().position(|n| *n == 0) {
-            return Err(Error::NoSchemas(display_path(&self.schema_dirs[i])));
-        }
         if let Some(apis) = &self.apis {
             let defined: BTreeSet<String> = all
                 .messages
@@ -223,7 +221,14 @@ impl Config {
                 .flat_map(|(name, _, key)| [Some(api_name(name).to_string()), key.map(|k| k.to_string())])
                 .flatten()
                 .collect();
-            let unknown: Vec<String> = apis.iter().filter(|a| !defined.contains(*a)).cloned().collect();
+            let unknown: Vec<String> = apis
+                .iter()
+                .filter(|a| !defined.iter().any(|d| d.eq_ignore_ascii_case(a)))
+                .map(|a| match closest(a, &defined) {
+                    Some(near) => format!("{a} (did you mean {near}?)"),
+                    None => a.clone(),
+                })
+                .collect();
             if !unknown.is_empty() {
                 return Err(Error::UnknownApis(unknown));
             }
@@ -297,6 +302,34 @@ impl Config {
             )))
         }
     }
+}
+
+/// The defined API name nearest to a misspelt one (at most two edits, ignoring case).
+fn closest<'a>(wanted: &str, defined: &'a BTreeSet<String>) -> Option<&'a str> {
+    let wanted = wanted.to_ascii_lowercase();
+    defined
+        .iter()
+        .filter(|d| d.parse::<i16>().is_err())
+        .map(|d| (edit_distance(&wanted, &d.to_ascii_lowercase()), d))
+        .filter(|(n, _)| *n <= 2)
+        .min()
+        .map(|(_, d)| d.as_str())
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// The CLI's `generate` command line that reproduces an output, named in file headers. Paths

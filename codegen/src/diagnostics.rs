@@ -24,6 +24,16 @@ impl SchemaError {
         SchemaError { file: file.into(), path: path.into(), rule, message: message.into() }
     }
 
+    /// A problem with a schema folder itself (missing, unreadable, empty): no file, no path.
+    pub fn folder(message: impl Into<String>) -> Self {
+        Self::new("", "", None, message)
+    }
+
+    /// Whether this is about a folder rather than a schema in it.
+    pub fn is_folder(&self) -> bool {
+        self.file.is_empty() && self.path.is_empty()
+    }
+
     /// An error for rule `rule`.
     pub fn rule(file: impl Into<String>, path: impl Into<String>, rule: u8, message: impl Into<String>) -> Self {
         Self::new(file, path, Some(rule), message)
@@ -32,6 +42,9 @@ impl SchemaError {
 
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_folder() {
+            return f.write_str(&self.message);
+        }
         write!(f, "{}: {}: {}", self.file, self.path, self.message)?;
         match self.rule.and_then(Rule::new) {
             Some(rule) => write!(f, " ({rule})"),

@@ -8,8 +8,9 @@ use crate::diagnostics::SchemaErrors;
 /// line per schema problem), so a build script's `.unwrap()` reads like the CLI.
 #[derive(thiserror::Error)]
 pub enum Error {
-    /// One or more schemas broke the schema rules; every problem found is listed.
-    #[error("invalid schemas:\n{0}")]
+    /// One or more schemas broke the schema rules, or a schema folder could not be read; every
+    /// problem found is listed.
+    #[error("{}", schema_errors_text(.0))]
     Schema(SchemaErrors),
     /// A schema folder could not be read, or an output file written.
     #[error("{path}: {source}")]
@@ -44,6 +45,15 @@ pub enum Error {
         if files.len() == 1 { "it" } else { "them" }
     )]
     ForeignFiles { dir: String, files: Vec<String> },
+}
+
+/// Schema problems under an `invalid schemas:` heading; a folder that cannot be read as itself.
+fn schema_errors_text(errors: &SchemaErrors) -> String {
+    if errors.0.iter().all(|e| e.is_folder()) {
+        errors.to_string()
+    } else {
+        format!("invalid schemas:\n{errors}")
+    }
 }
 
 impl std::fmt::Debug for Error {

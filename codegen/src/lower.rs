@@ -98,19 +98,19 @@ pub fn load_schemas<P: AsRef<Path>>(dirs: &[P], strict: bool) -> Result<Loaded, 
     let mut errors = Vec::new();
     for dir in dirs {
         let dir = dir.as_ref();
+        // A folder that is missing, unreadable or holds no schema is refused by every command
+        // alike, named as the user spelled it.
         let files = match schema_files(dir) {
-            Ok(files) => {
-                loaded.files_per_dir.push(files.len());
-                files
-            }
-            Err(e) => {
-                loaded.files_per_dir.push(0);
-                errors.push(SchemaError::new(
-                    dir.display().to_string(),
-                    "$",
-                    None,
-                    format!("cannot list schema folder: {e}"),
-                ));
+            Ok(files) if files.is_empty() => Err(format!("no schemas found in {}", dir.display())),
+            Ok(files) => Ok(files),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!("no such folder: {}", dir.display())),
+            Err(e) => Err(format!("cannot list the schema folder {}: {e}", dir.display())),
+        };
+        loaded.files_per_dir.push(files.as_ref().map_or(0, Vec::len));
+        let files = match files {
+            Ok(files) => files,
+            Err(message) => {
+                errors.push(SchemaError::folder(message));
                 continue;
             }
         };

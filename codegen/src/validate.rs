@@ -360,185 +360,31 @@ impl Validator<'_> {
         }
     }
 
+    /// The whole message: its own keys rule by rule, then its common structs and fields.
     fn message(&mut self, spec: &MessageSpec) -> Option<Checked> {
-        let path = "$";
         let name = spec.name.as_deref().unwrap_or("");
-        match spec.name.as_deref() {
-            None => self.error(path, 11, "the message has no `name`"),
-            Some(n) if !is_struct_name(n) => {
-                self.error(path, 11, format!("message name `{n}` must be a capitalised name of letters and digits"))
-            }
-            Some(n) => {
-                self.inline.insert(n.to_owned(), path.to_owned());
-            }
-        }
-
-        // Rule 5: the kind.
-        let kind = match spec.kind.as_deref() {
-            None => {
-                self.error(
-                    path,
-                    5,
-                    format!("message {name} has no `type`; expected request, response, header, data or metadata"),
-                );
-                None
-            }
-            Some(k) => match parse_kind(k) {
-                Some(kind) => Some(kind),
-                None => {
-                    self.error(path, 5, format!("message {name} has unknown type `{k}`; expected request, response, header, data or metadata"));
-                    None
-                }
-            },
-        };
-
+        self.rule_11_message_name(spec);
+        let kind = self.rule_5_kind(spec, name);
         // A retired schema (`validVersions: "none"`) has no versions to check fields against;
         // Kafka reads its flexibleVersions as none and its listeners as empty.
         if is_retired(spec) {
             if let Some(t) = non_blank(spec.flexible_versions.as_deref()) {
-                self.versions(path, "flexibleVersions", Some(t));
+                self.versions("$", "flexibleVersions", Some(t));
             }
             let retired =
                 Retired { file: self.file.to_owned(), name: spec.name.clone()?, kind: kind?, api_key: spec.api_key };
             return Some(Checked::Retired(retired));
         }
-
-        // Rules 6, 11: valid versions.
-        let valid = match non_blank(spec.valid_versions.as_deref()) {
-            None => {
-                self.error(path, 11, format!("message {name} has no `validVersions`"));
-                Known::Unknown
-            }
-            Some(t) => match self.versions(path, "validVersions", Some(t)) {
-                Known::Is(Some(v)) if v.is_open_ended() => {
-                    self.error(
-                        path,
-                        6,
-                        format!(
-                            "message {name} has open-ended validVersions `{}`; it needs an upper bound",
-                            format_versions(Some(v))
-                        ),
-                    );
-                    Known::Unknown
-                }
-                other => other,
-            },
-        };
-
-        // Rules 1, 2: flexible versions.
-        self.flexible = match non_blank(spec.flexible_versions.as_deref()) {
-            None => {
-                self.warnings.push(SchemaWarning {
-                    file: self.file.to_owned(),
-                    path: path.to_owned(),
-                    message: format!(
-                        "message {name} has no `flexibleVersions`, which Kafka 2.x's generator read as `none` \
-                         (the 2.4 and 2.8 corpora rely on this); use `0+` for new messages or `none`"
-                    ),
-                    rule: Some(1),
-                });
-                Known::Is(None)
-            }
-            Some(t) => match self.versions(path, "flexibleVersions", Some(t)) {
-                Known::Is(Some(v)) if !v.is_open_ended() => {
-                    self.error(
-                        path,
-                        2,
-                        format!(
-                            "message {name} has flexibleVersions `{}`, which is not open-ended; use `none` or `N+`",
-                            format_versions(Some(v))
-                        ),
-                    );
-                    Known::Unknown
-                }
-                other => other,
-            },
-        };
-        let deprecated = self.versions(path, "deprecatedVersions", spec.deprecated_versions.as_deref());
-
-        // Rule 3: listeners.
-        if let Some(listeners) = &spec.listeners {
-            if !listeners.is_empty() && kind.is_some_and(|k| k != MessageKind::Request) {
-                self.error(path, 3, format!("message {name} has `listeners`, which only requests may have"));
-            }
-            for l in listeners {
-                if !KNOWN_LISTENERS.contains(&l.as_str()) {
-                    self.error(
-                        path,
-                        3,
-                        format!("message {name} has unknown listener `{l}`; expected zkBroker, broker or controller"),
-                    );
-                }
-            }
-        }
-        // Rule 4: latestVersionUnstable.
-        if spec.latest_version_unstable == Some(true) && kind.is_some_and(|k| k != MessageKind::Request) {
-            self.error(path, 4, format!("message {name} sets `latestVersionUnstable`, which only requests may set"));
-        }
-
-        // Rules 36, 37 (the per-file part): keys and names.
-        match kind {
-            Some(MessageKind::Request) | Some(MessageKind::Response) => {
-                let suffix = if kind == Some(MessageKind::Request) { "Request" } else { "Response" };
-                if spec.api_key.is_none() {
-                    self.error(path, 36, format!("{} {name} has no `apiKey`", suffix.to_lowercase()));
-                }
-                if spec.name.is_some() && !name.ends_with(suffix) {
-                    self.error(path, 36, format!("{} name `{name}` must end with `{suffix}`", suffix.to_lowercase()));
-                }
-                if let Some(k) = spec.api_key.filter(|k| *k < 0) {
-                    self.error(path, 36, format!("{name} has negative apiKey {k}"));
-                }
-            }
-            Some(MessageKind::Metadata) => match spec.api_key {
-                None => self.error(path, 37, format!("metadata record {name} has no `apiKey` (its record id)")),
-                Some(k) if k < 0 => self.error(path, 37, format!("metadata record {name} has negative apiKey {k}")),
-                Some(_) => {}
-            },
-            _ => {}
-        }
-
-        // Rules 11, 33, 34: register common structs before walking fields that use them.
-        for (i, cs) in spec.common_structs.iter().enumerate() {
-            let cpath = named_path(&format!("$.commonStructs[{i}]"), cs.name.as_deref());
-            match cs.name.as_deref() {
-                None => self.error(&cpath, 11, "common struct has no `name`"),
-                Some(n) => {
-                    if !is_struct_name(n) {
-                        self.error(&cpath, 33, format!("common struct name `{n}` must start with a capital letter and contain only letters and digits"));
-                    }
-                    if let Some(first) = self.commons.get(n).or_else(|| self.inline.get(n)) {
-                        let first = first.clone();
-                        self.error(&cpath, 34, format!("struct {n} is defined twice (first at {first})"));
-                    } else {
-                        self.commons.insert(n.to_owned(), cpath.clone());
-                    }
-                }
-            }
-        }
-
+        let valid = self.rules_6_11_valid_versions(spec, name);
+        self.flexible = self.rules_1_2_flexible_versions(spec, name);
+        let deprecated = self.versions("$", "deprecatedVersions", spec.deprecated_versions.as_deref());
+        self.rule_3_listeners(spec, name, kind);
+        self.rule_4_latest_version_unstable(spec, name, kind);
+        self.rules_36_37_keys(spec, name, kind);
+        // Common structs are registered before walking the fields that use them.
+        self.rules_11_33_34_common_struct_names(spec);
         let fields = self.fields(&spec.fields, "$", name, valid, true);
-
-        let mut common_structs = Vec::with_capacity(spec.common_structs.len());
-        for (i, cs) in spec.common_structs.iter().enumerate() {
-            let base = format!("$.commonStructs[{i}]");
-            let cpath = named_path(&base, cs.name.as_deref());
-            let cname = cs.name.as_deref().unwrap_or("");
-            let declared = match non_blank(cs.versions.as_deref()) {
-                None => {
-                    self.error(&cpath, 11, format!("common struct {cname} has no `versions`"));
-                    Known::Unknown
-                }
-                Some(t) => self.versions(&cpath, "versions", Some(t)),
-            };
-            let fields = self.fields(&cs.fields, &base, cname, declared, false);
-            common_structs.push(match (declared, fields) {
-                (Known::Is(Some(versions)), Some(fields)) => {
-                    Some(CheckedStruct { name: cname.to_owned(), versions, fields })
-                }
-                _ => None,
-            });
-        }
+        let common_structs = self.common_structs(spec);
         let (Known::Is(Some(valid_versions)), Known::Is(flexible_versions), Known::Is(deprecated_versions)) =
             (valid, self.flexible, deprecated)
         else {
@@ -558,11 +404,165 @@ impl Validator<'_> {
             structs: Vec::new(),
             history: spec.history.clone(),
         };
-        Some(Checked::Live(CheckedMessage {
-            message,
-            fields: fields?,
-            common_structs: common_structs.into_iter().collect::<Option<_>>()?,
-        }))
+        Some(Checked::Live(CheckedMessage { message, fields: fields?, common_structs: common_structs? }))
+    }
+
+    fn rule_11_message_name(&mut self, spec: &MessageSpec) {
+        match spec.name.as_deref() {
+            None => self.error("$", 11, "the message has no `name`"),
+            Some(n) if !is_struct_name(n) => {
+                self.error("$", 11, format!("message name `{n}` must be a capitalised name of letters and digits"))
+            }
+            Some(n) => {
+                self.inline.insert(n.to_owned(), "$".to_owned());
+            }
+        }
+    }
+
+    fn rule_5_kind(&mut self, spec: &MessageSpec, name: &str) -> Option<MessageKind> {
+        const EXPECTED: &str = "expected request, response, header, data or metadata";
+        match spec.kind.as_deref() {
+            None => {
+                self.error("$", 5, format!("message {name} has no `type`; {EXPECTED}"));
+                None
+            }
+            Some(k) => {
+                let kind = parse_kind(k);
+                if kind.is_none() {
+                    self.error("$", 5, format!("message {name} has unknown type `{k}`; {EXPECTED}"));
+                }
+                kind
+            }
+        }
+    }
+
+    fn rules_6_11_valid_versions(&mut self, spec: &MessageSpec, name: &str) -> Known<Option<Versions>> {
+        let Some(t) = non_blank(spec.valid_versions.as_deref()) else {
+            self.error("$", 11, format!("message {name} has no `validVersions`"));
+            return Known::Unknown;
+        };
+        match self.versions("$", "validVersions", Some(t)) {
+            Known::Is(Some(v)) if v.is_open_ended() => {
+                let text = format_versions(Some(v));
+                self.error("$", 6, format!("message {name} has open-ended validVersions `{text}`; it needs an upper bound"));
+                Known::Unknown
+            }
+            other => other,
+        }
+    }
+
+    fn rules_1_2_flexible_versions(&mut self, spec: &MessageSpec, name: &str) -> Known<Option<Versions>> {
+        let Some(t) = non_blank(spec.flexible_versions.as_deref()) else {
+            self.warnings.push(SchemaWarning {
+                file: self.file.to_owned(),
+                path: "$".to_owned(),
+                message: format!(
+                    "message {name} has no `flexibleVersions`, which Kafka 2.x's generator read as `none` \
+                     (the 2.4 and 2.8 corpora rely on this); use `0+` for new messages or `none`"
+                ),
+                rule: Some(1),
+            });
+            return Known::Is(None);
+        };
+        match self.versions("$", "flexibleVersions", Some(t)) {
+            Known::Is(Some(v)) if !v.is_open_ended() => {
+                let text = format_versions(Some(v));
+                self.error(
+                    "$",
+                    2,
+                    format!("message {name} has flexibleVersions `{text}`, which is not open-ended; use `none` or `N+`"),
+                );
+                Known::Unknown
+            }
+            other => other,
+        }
+    }
+
+    fn rule_3_listeners(&mut self, spec: &MessageSpec, name: &str, kind: Option<MessageKind>) {
+        let Some(listeners) = &spec.listeners else { return };
+        if !listeners.is_empty() && kind.is_some_and(|k| k != MessageKind::Request) {
+            self.error("$", 3, format!("message {name} has `listeners`, which only requests may have"));
+        }
+        for l in listeners.iter().filter(|l| !KNOWN_LISTENERS.contains(&l.as_str())) {
+            self.error("$", 3, format!("message {name} has unknown listener `{l}`; expected zkBroker, broker or controller"));
+        }
+    }
+
+    fn rule_4_latest_version_unstable(&mut self, spec: &MessageSpec, name: &str, kind: Option<MessageKind>) {
+        if spec.latest_version_unstable == Some(true) && kind.is_some_and(|k| k != MessageKind::Request) {
+            self.error("$", 4, format!("message {name} sets `latestVersionUnstable`, which only requests may set"));
+        }
+    }
+
+    /// The per-file part of rules 36 and 37: api keys and request/response names.
+    fn rules_36_37_keys(&mut self, spec: &MessageSpec, name: &str, kind: Option<MessageKind>) {
+        match kind {
+            Some(MessageKind::Request) | Some(MessageKind::Response) => {
+                let suffix = if kind == Some(MessageKind::Request) { "Request" } else { "Response" };
+                if spec.api_key.is_none() {
+                    self.error("$", 36, format!("{} {name} has no `apiKey`", suffix.to_lowercase()));
+                }
+                if spec.name.is_some() && !name.ends_with(suffix) {
+                    self.error("$", 36, format!("{} name `{name}` must end with `{suffix}`", suffix.to_lowercase()));
+                }
+                if let Some(k) = spec.api_key.filter(|k| *k < 0) {
+                    self.error("$", 36, format!("{name} has negative apiKey {k}"));
+                }
+            }
+            Some(MessageKind::Metadata) => match spec.api_key {
+                None => self.error("$", 37, format!("metadata record {name} has no `apiKey` (its record id)")),
+                Some(k) if k < 0 => self.error("$", 37, format!("metadata record {name} has negative apiKey {k}")),
+                Some(_) => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn rules_11_33_34_common_struct_names(&mut self, spec: &MessageSpec) {
+        for (i, cs) in spec.common_structs.iter().enumerate() {
+            let cpath = named_path(&format!("$.commonStructs[{i}]"), cs.name.as_deref());
+            let Some(n) = cs.name.as_deref() else {
+                self.error(&cpath, 11, "common struct has no `name`");
+                continue;
+            };
+            if !is_struct_name(n) {
+                self.error(
+                    &cpath,
+                    33,
+                    format!("common struct name `{n}` must start with a capital letter and contain only letters and digits"),
+                );
+            }
+            if let Some(first) = self.commons.get(n).or_else(|| self.inline.get(n)).cloned() {
+                self.error(&cpath, 34, format!("struct {n} is defined twice (first at {first})"));
+            } else {
+                self.commons.insert(n.to_owned(), cpath);
+            }
+        }
+    }
+
+    /// Each common struct's versions (rule 11: it has them) and fields; `None` if any failed.
+    fn common_structs(&mut self, spec: &MessageSpec) -> Option<Vec<CheckedStruct>> {
+        let mut out = Vec::with_capacity(spec.common_structs.len());
+        let mut complete = true;
+        for (i, cs) in spec.common_structs.iter().enumerate() {
+            let base = format!("$.commonStructs[{i}]");
+            let cpath = named_path(&base, cs.name.as_deref());
+            let cname = cs.name.as_deref().unwrap_or("");
+            let declared = match non_blank(cs.versions.as_deref()) {
+                None => {
+                    self.error(&cpath, 11, format!("common struct {cname} has no `versions`"));
+                    Known::Unknown
+                }
+                Some(t) => self.versions(&cpath, "versions", Some(t)),
+            };
+            match (declared, self.fields(&cs.fields, &base, cname, declared, false)) {
+                (Known::Is(Some(versions)), Some(fields)) => {
+                    out.push(CheckedStruct { name: cname.to_owned(), versions, fields })
+                }
+                _ => complete = false,
+            }
+        }
+        complete.then_some(out)
     }
 
     /// Checks the fields of one struct (the message itself when `top_level`).

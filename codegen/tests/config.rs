@@ -38,7 +38,7 @@ fn generate_returns_files_in_memory() {
     assert_eq!((generated.messages, generated.apis, generated.versions), (4, 2, 6));
     let index = &generated.files["mod.rs"];
     assert!(index.contains("Ping = 500") && index.contains("Echo = 501"), "{index}");
-    assert!(index.contains("pub mod ping_request;"));
+    assert!(index.contains(r#"schema_module!(" Generated from `PingRequest.json`.", ping_request);"#), "{index}");
     assert!(generated.summary().starts_with("5 files: 4 schemas, 2 APIs"));
 }
 
@@ -62,7 +62,9 @@ fn include_layout_points_into_out_dir() {
         .layout(IndexLayout::IncludeFromOutDir { subdir: "msgs".into() })
         .generate()
         .unwrap();
-    assert!(generated.files["mod.rs"].contains(r#"include!(concat!(env!("OUT_DIR"), "/msgs/ping_request.rs"))"#));
+    let index = &generated.files["mod.rs"];
+    assert!(index.contains(r#"include!(concat!(env!("OUT_DIR"), $path))"#), "{index}");
+    assert!(index.contains(r#"ping_request, "/msgs/ping_request.rs""#), "{index}");
 }
 
 #[test]
@@ -119,7 +121,10 @@ fn errors_read_the_same_through_debug_as_in_the_cli() {
 fn unknown_apis_and_strict_mode_through_the_library() {
     let schemas = schema_dir();
     let err = Config::new().schema_dir(schemas.path()).include_apis(["Ping", "Pong", "77"]).generate().unwrap_err();
-    assert_eq!(err.to_string(), "no schema defines the APIs 77, Pong");
+    assert_eq!(err.to_string(), "no schema defines the APIs 77, Pong (did you mean Ping?)");
+    // API names match whatever their case.
+    let any_case = Config::new().schema_dir(schemas.path()).include_apis(["ping", "ECHO"]).generate().unwrap();
+    assert!(any_case.files.contains_key("ping_request.rs") && any_case.files.contains_key("echo_request.rs"));
     fs::write(
         schemas.path().join("OldData.json"),
         r#"{ "type": "data", "name": "OldData", "validVersions": "0", "fields": [] } }"#,

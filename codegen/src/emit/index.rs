@@ -19,9 +19,24 @@ pub enum IndexLayout {
     IncludeFromOutDir { subdir: String },
 }
 
-/// Lints allowed on generated modules, scoped to them.
-fn module_allows() -> TokenStream {
-    quote!(#[allow(clippy::all, clippy::pedantic, non_camel_case_types, unused_imports, unused_mut, unused_variables)])
+/// The one place the index names the lints allowed in generated code: a macro that declares a
+/// schema's module, so every module carries the same list.
+fn schema_module_macro(layout: &IndexLayout) -> TokenStream {
+    let allows = quote!(#[allow(clippy::all, clippy::pedantic, non_camel_case_types, unused_imports, unused_mut, unused_variables)]);
+    match layout {
+        IndexLayout::Modules => quote! {
+            macro_rules! schema_module {
+                ($doc:literal, $module:ident) => { #[doc = $doc] #allows pub mod $module; };
+            }
+        },
+        IndexLayout::IncludeFromOutDir { .. } => quote! {
+            macro_rules! schema_module {
+                ($doc:literal, $module:ident, $path:literal) => {
+                    #[doc = $doc] #allows pub mod $module { include!(concat!(env!("OUT_DIR"), $path)); }
+                };
+            }
+        },
+    }
 }
 
 struct Api<'a> {
@@ -45,15 +60,15 @@ pub fn emit_index(
     runtime_path: &TokenStream,
     options: &EmitOptions,
 ) -> TokenStream {
-    let allows = module_allows();
+    let module_macro = schema_module_macro(layout);
     let mods = messages.iter().map(|m| {
         let module = format_ident!("{}", module_name(&m.name));
         let doc = format!(" Generated from `{}`.", m.file);
         match layout {
-            IndexLayout::Modules => quote!(#[doc = #doc] #allows pub mod #module;),
+            IndexLayout::Modules => quote!(schema_module!(#doc, #module);),
             IndexLayout::IncludeFromOutDir { subdir } => {
                 let path = format!("/{subdir}/{}.rs", module_name(&m.name));
-                quote!(#[doc = #doc] #allows pub mod #module { include!(concat!(env!("OUT_DIR"), #path)); })
+                quote!(schema_module!(#doc, #module, #path);)
             }
         }
     });
@@ -73,6 +88,7 @@ pub fn emit_index(
     let rt_use = if apis.is_empty() { quote!() } else { quote!(use #runtime_path as rt;) };
     quote! {
         #rt_use
+        #module_macro
         #(#mods)*
         #(#uses)*
         #api_items

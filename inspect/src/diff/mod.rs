@@ -40,13 +40,31 @@ pub struct DiffError {
     pub errors: SchemaErrors,
 }
 
+/// Why a change breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BreakingKind {
+    /// Bytes of a shipped version differ.
+    Wire,
+    /// The bytes are the same, the generated API is not (a type or mapKey change), or the
+    /// schema's identity changed.
+    Api,
+}
+
+impl std::fmt::Display for BreakingKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BreakingKind::Wire => "wire",
+            BreakingKind::Api => "api",
+        })
+    }
+}
+
 /// A change that makes bytes of a version valid in both folders differ, or the generated API
 /// break.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Breaking {
-    /// `wire`: bytes of a shipped version differ; `api`: the bytes are the same, the generated
-    /// API is not (a type or mapKey change), or the schema's identity changed.
-    pub kind: &'static str,
+    pub kind: BreakingKind,
     pub file: String,
     /// Where in the schema file, e.g. `$.fields[3].fields[0]`.
     pub json_path: String,
@@ -135,7 +153,7 @@ impl Diff {
         let load = |side: &'static str, dir: &Path| {
             kafka_wire_codegen::lower::load_schemas(&[dir], false).map_err(|errors| DiffError {
                 side,
-                dir: kafka_wire_codegen::display_path(dir),
+                dir: dir.display().to_string(),
                 errors,
             })
         };
@@ -296,188 +314,247 @@ fn all_fields(msg: &Message) -> Vec<(String, String, &Field)> {
     out
 }
 
-fn compare_schema(
-    old: &Message,
-    new: &Message,
+fn compare_schema(old: &Message, new: &Message, unshipped: Option<i16>, verbose: bool) -> (SchemaChanges, Vec<Breaking>) {
+    let (old_fields, new_fields) = (all_fields(old), all_fields(new));
+    let mut cmp = Comparison::new(old, new, &old_fields, &new_fields, unshipped, verbose);
+    cmp.identity();
+    cmp.versions();
+    cmp.fields();
+    cmp.tags_reused();
+    cmp.wire();
+    cmp.fold_renames();
+    (cmp.changes, cmp.breaking)
+}
+
+/// One schema present in both folders, compared in phases that each fill in what they find.
+struct Comparison<'m> {
+    old: &'m Message,
+    new: &'m Message,
+    /// The old schema's unstable latest version, which had not shipped.
     unshipped: Option<i16>,
     verbose: bool,
-) -> (SchemaChanges, Vec<Breaking>) {
-    let file = new.file.clone();
-    let mut c = SchemaChanges { file: file.clone(), name: new.name.clone(), ..Default::default() };
-    let mut breaking = Vec::new();
-    let mut brk =
-        |kind: &'static str, json_path: &str, field: &str, versions: String, what: &str, o: String, n: String| {
-            breaking.push(Breaking {
-                kind,
-                file: file.clone(),
-                json_path: json_path.into(),
-                field: field.into(),
-                versions,
-                what: what.into(),
-                old: o,
-                new: n,
-            });
+    /// Versions valid in both.
+    shared: Vec<i16>,
+    old_fields: &'m [(String, String, &'m Field)],
+    new_fields: &'m [(String, String, &'m Field)],
+    changes: SchemaChanges,
+    breaking: Vec<Breaking>,
+}
+
+/// Where a breaking change is: schema path, field path, versions.
+struct At<'a> {
+    json_path: &'a str,
+    field: &'a str,
+    versions: String,
+}
+
+impl<'a> At<'a> {
+    fn message(json_path: &'a str) -> Self {
+        At { json_path, field: "", versions: String::new() }
+    }
+}
+
+impl<'m> Comparison<'m> {
+    fn new(
+        old: &'m Message,
+        new: &'m Message,
+        old_fields: &'m [(String, String, &'m Field)],
+        new_fields: &'m [(String, String, &'m Field)],
+        unshipped: Option<i16>,
+        verbose: bool,
+    ) -> Self {
+        let shared = versions_of(old.valid_versions).intersection(&versions_of(new.valid_versions)).copied().collect();
+        let changes = SchemaChanges { file: new.file.clone(), name: new.name.clone(), ..Default::default() };
+        Comparison {
+            old,
+            new,
+            unshipped,
+            verbose,
+            shared,
+            old_fields,
+            new_fields,
+            changes,
+            breaking: Vec::new(),
+        }
+    }
+
+    fn breaking(&mut self, kind: BreakingKind, at: At<'_>, what: &str, old: String, new: String) {
+        self.breaking.push(Breaking {
+            kind,
+            file: self.new.file.clone(),
+            json_path: at.json_path.into(),
+            field: at.field.into(),
+            versions: at.versions,
+            what: what.into(),
+            old,
+            new,
+        });
+    }
+
+    /// The schema's identity: its api key and type.
+    fn identity(&mut self) {
+        let (old, new) = (self.old, self.new);
+        if old.api_key != new.api_key {
+            let key = |k: Option<i16>| k.map_or_else(|| "none".into(), |k| k.to_string());
+            self.breaking(BreakingKind::Api, At::message("$.apiKey"), "apiKey changed", key(old.api_key), key(new.api_key));
+        }
+        if old.kind != new.kind {
+            let (o, n) = (format!("{:?}", old.kind), format!("{:?}", new.kind));
+            self.breaking(BreakingKind::Api, At::message("$.type"), "type changed", o, n);
+        }
+    }
+
+    /// Valid, deprecated and flexible versions, and whether the latest is stable.
+    fn versions(&mut self) {
+        let (old, new) = (self.old, self.new);
+        let (ov, nv) = (versions_of(old.valid_versions), versions_of(new.valid_versions));
+        let c = &mut self.changes;
+        c.versions_added = nv.difference(&ov).copied().collect();
+        c.versions_removed = ov.difference(&nv).copied().collect();
+        let (od, nd) =
+            (opt_set(old.deprecated_versions, old.valid_versions), opt_set(new.deprecated_versions, new.valid_versions));
+        c.newly_deprecated = nd.difference(&od).copied().filter(|v| ov.contains(v)).collect();
+        match (old.latest_version_unstable, new.latest_version_unstable) {
+            (true, false) if nv.contains(&old.valid_versions.max) => {
+                c.stability.push(format!("latest version {} became stable", old.valid_versions.max))
+            }
+            (false, true) => c.stability.push(format!("latest version {} is unstable", new.valid_versions.max)),
+            (true, true) if old.valid_versions.max < new.valid_versions.max => c.stability.push(format!(
+                "version {} became stable; latest version {} is unstable",
+                old.valid_versions.max, new.valid_versions.max
+            )),
+            _ => {}
+        }
+        // flexibleVersions may only grow, over the versions both have.
+        let (of, nf) =
+            (opt_set(old.flexible_versions, old.valid_versions), opt_set(new.flexible_versions, new.valid_versions));
+        let lost: Vec<i16> = of.difference(&nf).copied().filter(|v| nv.contains(v)).collect();
+        let gained: Vec<i16> = nf.difference(&of).copied().filter(|v| ov.contains(v)).collect();
+        if !lost.is_empty() || !gained.is_empty() {
+            let versions = ranges(&[lost.clone(), gained].concat());
+            let what =
+                if lost.is_empty() { "flexibleVersions changed at shipped versions" } else { "flexibleVersions shrank" };
+            let at = At { json_path: "$.flexibleVersions", field: "", versions };
+            self.breaking(BreakingKind::Wire, at, what, versions_text(old.flexible_versions), versions_text(new.flexible_versions));
+        }
+    }
+
+    /// Fields by path: added, removed, mapKey and about changes.
+    fn fields(&mut self) {
+        let (old_paths, new_paths) = (paths(self.old_fields), paths(self.new_fields));
+        for (path, (_, f)) in &new_paths {
+            if !old_paths.contains_key(path) {
+                let since = if f.versions.min > self.old.valid_versions.max || f.versions.min > self.new.valid_versions.min {
+                    format!("v{}", f.versions.min)
+                } else {
+                    format!("versions {}", f.versions)
+                };
+                self.changes.fields_added.push((path.to_string(), since));
+            }
+        }
+        self.changes.fields_removed =
+            old_paths.keys().filter(|p| !new_paths.contains_key(*p)).map(|p| p.to_string()).collect();
+        for (path, (json, nfield)) in &new_paths {
+            let Some((_, ofield)) = old_paths.get(path) else { continue };
+            if ofield.map_key != nfield.map_key {
+                let versions: Vec<i16> = self.shared.iter().copied().filter(|v| nfield.versions.contains(*v)).collect();
+                let at = At { json_path: json, field: path, versions: ranges(&versions) };
+                let what = "mapKey changed (the generated lookup changes)";
+                self.breaking(BreakingKind::Api, at, what, ofield.map_key.to_string(), nfield.map_key.to_string());
+            }
+            if self.verbose && ofield.about != nfield.about {
+                let text = |f: &Field| f.about.clone().unwrap_or_default();
+                self.changes.about_changes.push((path.to_string(), text(ofield), text(nfield)));
+            }
+        }
+    }
+
+    /// A tag that names another field now, in a struct of the same path (a rename is left to
+    /// the wire check, which decides whether the bytes differ).
+    fn tags_reused(&mut self) {
+        let new_paths = paths(self.new_fields);
+        let (old_tags, new_tags) = (tags(self.old_fields), tags(self.new_fields));
+        for ((parent, tag), (npath, json)) in &new_tags {
+            let Some((opath, _)) = old_tags.get(&(parent.clone(), *tag)) else { continue };
+            if opath != npath && new_paths.contains_key(opath.as_str()) {
+                let at = At { json_path: json, field: npath, versions: String::new() };
+                self.breaking(BreakingKind::Wire, at, &format!("tag {tag} reused for another field"), opath.clone(), npath.clone());
+            }
+        }
+    }
+
+    /// The wire check, version by version, differences with the same text grouped.
+    fn wire(&mut self) {
+        let mut diffs: BTreeMap<(String, String), (String, String, Vec<i16>)> = BTreeMap::new();
+        let mut renames: BTreeMap<(String, String), Vec<i16>> = BTreeMap::new();
+        let mut tags_added: BTreeMap<(String, u32), Vec<i16>> = BTreeMap::new();
+        let mut types: BTreeMap<(String, String, String, String), Vec<i16>> = BTreeMap::new();
+        for &v in &self.shared {
+            let d = differences(&layout(self.old, v), &layout(self.new, v));
+            if Some(v) == self.unshipped && !d.breaking.is_empty() {
+                self.changes.unstable_changed.push(v);
+                continue;
+            }
+            for (a, b) in d.breaking {
+                let at = b.as_ref().or(a.as_ref());
+                let (json, field) = at.map_or(("$".into(), String::new()), |e| (e.json_path.clone(), e.path.clone()));
+                let text = |e: &Option<Element>| {
+                    e.as_ref().map_or_else(|| "(nothing)".into(), |e| format!("{} {}", e.path, e.wire).trim().to_string())
+                };
+                diffs.entry((json, field)).or_insert_with(|| (text(&a), text(&b), Vec::new())).2.push(v);
+            }
+            for (o, n) in d.renames {
+                renames.entry((o, n)).or_default().push(v);
+            }
+            for (a, b) in d.type_changes {
+                types.entry((b.json_path, b.path, a.shape, b.shape)).or_default().push(v);
+            }
+            for (tag, e) in d.tags_added {
+                tags_added.entry((e.path, tag)).or_default().push(v);
+            }
+        }
+        // Old and new as at the first version affected (the forms may differ between versions).
+        for ((json, field), (o, n, versions)) in diffs {
+            let at = At { json_path: &json, field: &field, versions: ranges(&versions) };
+            self.breaking(BreakingKind::Wire, at, "wire layout changed", o, n);
+        }
+        for ((json, field, o, n), versions) in types {
+            let at = At { json_path: &json, field: &field, versions: ranges(&versions) };
+            self.breaking(BreakingKind::Api, at, "type changed (the bytes are the same)", o, n);
+        }
+        self.changes.renames = renames.into_iter().map(|((o, n), versions)| (o, n, ranges(&versions))).collect();
+        self.changes.tags_added =
+            tags_added.into_iter().map(|((path, tag), versions)| (path, tag, ranges(&versions))).collect();
+    }
+
+    /// A renamed field is one change, a rename: not also a field removed and one added.
+    fn fold_renames(&mut self) {
+        let c = &mut self.changes;
+        let (from, to): (BTreeSet<&str>, BTreeSet<&str>) =
+            c.renames.iter().map(|(o, n, _)| (o.as_str(), n.as_str())).unzip();
+        let is_renamed = |path: &str, ends: &BTreeSet<&str>| {
+            ends.iter().any(|e| path == *e || path.strip_prefix(*e).is_some_and(|rest| rest.starts_with(['.', '['])))
         };
-    if old.api_key != new.api_key {
-        let key = |k: Option<i16>| k.map_or_else(|| "none".into(), |k| k.to_string());
-        brk("api", "$.apiKey", "", String::new(), "apiKey changed", key(old.api_key), key(new.api_key));
+        let removed: Vec<String> = c.fields_removed.iter().filter(|p| !is_renamed(p, &from)).cloned().collect();
+        let added: Vec<(String, String)> = c.fields_added.iter().filter(|(p, _)| !is_renamed(p, &to)).cloned().collect();
+        c.fields_removed = removed;
+        c.fields_added = added;
     }
-    if old.kind != new.kind {
-        brk("api", "$.type", "", String::new(), "type changed", format!("{:?}", old.kind), format!("{:?}", new.kind));
-    }
-    let (ov, nv) = (versions_of(old.valid_versions), versions_of(new.valid_versions));
-    c.versions_added = nv.difference(&ov).copied().collect();
-    c.versions_removed = ov.difference(&nv).copied().collect();
-    let shared: Vec<i16> = ov.intersection(&nv).copied().collect();
-    let (od, nd) =
-        (opt_set(old.deprecated_versions, old.valid_versions), opt_set(new.deprecated_versions, new.valid_versions));
-    c.newly_deprecated = nd.difference(&od).copied().filter(|v| ov.contains(v)).collect();
-    match (old.latest_version_unstable, new.latest_version_unstable) {
-        (true, false) if nv.contains(&old.valid_versions.max) => {
-            c.stability.push(format!("latest version {} became stable", old.valid_versions.max))
-        }
-        (false, true) => c.stability.push(format!("latest version {} is unstable", new.valid_versions.max)),
-        (true, true) if old.valid_versions.max < new.valid_versions.max => c.stability.push(format!(
-            "version {} became stable; latest version {} is unstable",
-            old.valid_versions.max, new.valid_versions.max
-        )),
-        _ => {}
-    }
-    // flexibleVersions may only grow, over the versions both have.
-    let (of, nf) =
-        (opt_set(old.flexible_versions, old.valid_versions), opt_set(new.flexible_versions, new.valid_versions));
-    let lost: Vec<i16> = of.difference(&nf).copied().filter(|v| nv.contains(v)).collect();
-    let gained: Vec<i16> = nf.difference(&of).copied().filter(|v| ov.contains(v)).collect();
-    if !lost.is_empty() || !gained.is_empty() {
-        let versions = ranges(&[lost.clone(), gained].concat());
-        let what =
-            if lost.is_empty() { "flexibleVersions changed at shipped versions" } else { "flexibleVersions shrank" };
-        brk(
-            "wire",
-            "$.flexibleVersions",
-            "",
-            versions,
-            what,
-            versions_text(old.flexible_versions),
-            versions_text(new.flexible_versions),
-        );
-    }
+}
 
-    // Fields by path: added, removed, mapKey and about changes, tags reused.
-    let (of_all, nf_all) = (all_fields(old), all_fields(new));
-    let old_paths: BTreeMap<&str, (&str, &Field)> =
-        of_all.iter().map(|(p, j, f)| (p.as_str(), (j.as_str(), *f))).collect();
-    let new_paths: BTreeMap<&str, (&str, &Field)> =
-        nf_all.iter().map(|(p, j, f)| (p.as_str(), (j.as_str(), *f))).collect();
-    for (path, (_, f)) in &new_paths {
-        if !old_paths.contains_key(path) {
-            let since = if f.versions.min > old.valid_versions.max || f.versions.min > new.valid_versions.min {
-                format!("v{}", f.versions.min)
-            } else {
-                format!("versions {}", f.versions)
-            };
-            c.fields_added.push((path.to_string(), since));
-        }
-    }
-    for path in old_paths.keys() {
-        if !new_paths.contains_key(path) {
-            c.fields_removed.push(path.to_string());
-        }
-    }
-    for (path, (json, nfield)) in &new_paths {
-        let Some((_, ofield)) = old_paths.get(path) else { continue };
-        if ofield.map_key != nfield.map_key {
-            let shared_here: Vec<i16> = shared.iter().copied().filter(|v| nfield.versions.contains(*v)).collect();
-            brk(
-                "api",
-                json,
-                path,
-                ranges(&shared_here),
-                "mapKey changed (the generated lookup changes)",
-                ofield.map_key.to_string(),
-                nfield.map_key.to_string(),
-            );
-        }
-        if verbose && ofield.about != nfield.about {
-            c.about_changes.push((
-                path.to_string(),
-                ofield.about.clone().unwrap_or_default(),
-                nfield.about.clone().unwrap_or_default(),
-            ));
-        }
-    }
-    // A tag that names another field now, in a struct of the same path.
-    let tags = |all: &[(String, String, &Field)]| -> BTreeMap<(String, u32), (String, String)> {
-        all.iter()
-            .filter_map(|(p, j, f)| {
-                let parent = p.rsplit_once('.').map_or(String::new(), |(a, _)| a.to_string());
-                Some(((parent, f.tag?), (p.clone(), j.clone())))
-            })
-            .collect()
-    };
-    let (old_tags, new_tags) = (tags(&of_all), tags(&nf_all));
-    for ((parent, tag), (npath, json)) in &new_tags {
-        let Some((opath, _)) = old_tags.get(&(parent.clone(), *tag)) else { continue };
-        if opath != npath && !new_paths.contains_key(opath.as_str()) {
-            continue; // a rename; the layout check decides whether the bytes differ
-        }
-        if opath != npath {
-            brk(
-                "wire",
-                json,
-                npath,
-                String::new(),
-                &format!("tag {tag} reused for another field"),
-                opath.clone(),
-                npath.clone(),
-            );
-        }
-    }
+/// Fields by path, with their JSON paths.
+fn paths<'a, 'm>(all: &'a [(String, String, &'m Field)]) -> BTreeMap<&'a str, (&'a str, &'m Field)> {
+    all.iter().map(|(p, j, f)| (p.as_str(), (j.as_str(), *f))).collect()
+}
 
-    // The wire check, version by version, differences with the same text grouped.
-    let mut diffs: BTreeMap<(String, String), (String, String, Vec<i16>)> = BTreeMap::new();
-    let mut renames: BTreeMap<(String, String), Vec<i16>> = BTreeMap::new();
-    let mut tags_added: BTreeMap<(String, u32), Vec<i16>> = BTreeMap::new();
-    let mut types: BTreeMap<(String, String, String, String), Vec<i16>> = BTreeMap::new();
-    for &v in &shared {
-        let d = differences(&layout(old, v), &layout(new, v));
-        if Some(v) == unshipped && !d.breaking.is_empty() {
-            c.unstable_changed.push(v);
-            continue;
-        }
-        for (a, b) in d.breaking {
-            let at = b.as_ref().or(a.as_ref());
-            let (json, field) = at.map_or(("$".into(), String::new()), |e| (e.json_path.clone(), e.path.clone()));
-            let text = |e: &Option<Element>| {
-                e.as_ref().map_or_else(|| "(nothing)".into(), |e| format!("{} {}", e.path, e.wire).trim().to_string())
-            };
-            let entry = diffs.entry((json, field)).or_insert_with(|| (text(&a), text(&b), Vec::new()));
-            entry.2.push(v);
-        }
-        for (o, n) in d.renames {
-            renames.entry((o, n)).or_default().push(v);
-        }
-        for (a, b) in d.type_changes {
-            types.entry((b.json_path, b.path, a.shape, b.shape)).or_default().push(v);
-        }
-        for (tag, e) in d.tags_added {
-            tags_added.entry((e.path, tag)).or_default().push(v);
-        }
-    }
-    // Old and new as at the first version affected (the forms may differ between versions).
-    for ((json, field), (o, n, versions)) in diffs {
-        brk("wire", &json, &field, ranges(&versions), "wire layout changed", o, n);
-    }
-    for ((json, field, o, n), versions) in types {
-        brk("api", &json, &field, ranges(&versions), "type changed (the bytes are the same)", o, n);
-    }
-    for ((o, n), versions) in renames {
-        c.renames.push((o, n, ranges(&versions)));
-    }
-    for ((path, tag), versions) in tags_added {
-        c.tags_added.push((path, tag, ranges(&versions)));
-    }
-    (c, breaking)
+/// Tagged fields by `(parent path, tag)`: their path and JSON path.
+fn tags(all: &[(String, String, &Field)]) -> BTreeMap<(String, u32), (String, String)> {
+    all.iter()
+        .filter_map(|(p, j, f)| {
+            let parent = p.rsplit_once('.').map_or(String::new(), |(a, _)| a.to_string());
+            Some(((parent, f.tag?), (p.clone(), j.clone())))
+        })
+        .collect()
 }
 
 impl Report {

@@ -8,7 +8,7 @@ fn cli(args: &[&str]) -> Output {
 }
 
 fn kafka_messages() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf();
     kafka_wire_codegen::locate_kafka_schemas(&root).expect("Kafka's schemas")
 }
 
@@ -65,7 +65,7 @@ fn stderr(o: &Output) -> String {
 
 /// The project's own schemas (not Kafka's), copied into `dir/schemas`.
 fn project_schemas_into(dir: &Path) {
-    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("schemas");
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().join("schemas");
     std::fs::create_dir_all(dir.join("schemas")).unwrap();
     for entry in std::fs::read_dir(ours).unwrap() {
         let path = entry.unwrap().path();

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kafka_wire_inspect::diff::{Diff, Report};
+use kafka_wire_inspect::diff::{BreakingKind, Diff, Report};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
 }
 
 fn cli(args: &[&str]) -> Output {
@@ -89,7 +89,7 @@ fn consecutive_releases_and_old_to_current() {
         let report = diff(&old, &new, (a, b));
         println!("{}", report.summary());
         check_inventory(&old, &new, &report);
-        let wire: Vec<_> = report.breaking.iter().filter(|x| x.kind == "wire").collect();
+        let wire: Vec<_> = report.breaking.iter().filter(|x| x.kind == BreakingKind::Wire).collect();
         match (a, b) {
             // The one released layout Kafka changed here: LeaderChangeMessage v0 (a KRaft control
             // record, 2.8's KRaft was early access) gained a leading int16 Version field.
@@ -199,7 +199,7 @@ fn a_type_changed_at_a_shipped_version() {
     let b = only_breaking(&r);
     assert_eq!(
         (b.kind, b.json_path.as_str(), b.field.as_str(), b.versions.as_str()),
-        ("wire", "$.fields[2].fields[1]", "Items[].Count", "1-3")
+        (BreakingKind::Wire, "$.fields[2].fields[1]", "Items[].Count", "1-3")
     );
     assert_eq!((b.old.as_str(), b.new.as_str()), ("Items[].Count int64", "Items[].Count int32"));
 }
@@ -282,7 +282,7 @@ fn a_new_version_with_a_new_field_is_not_breaking() {
 fn mapkey_and_lost_response_and_retirement() {
     let r = edit(r#", "mapKey": true"#, "");
     let b = only_breaking(&r);
-    assert_eq!((b.kind, b.field.as_str(), b.versions.as_str()), ("api", "Items[].Key", "0-3"));
+    assert_eq!((b.kind, b.field.as_str(), b.versions.as_str()), (BreakingKind::Api, "Items[].Key", "0-3"));
 
     // A request that loses its response partner: the folder breaks Kafka's rule 36, and the
     // diff says so and exits 2.

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Instant;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
 }
 
 /// The browser, or `None` (skipped) outside CI; under CI a missing browser fails.

@@ -18,7 +18,7 @@ use kafka_wire_inspect::explain::{recording, Schemas, Style};
 use kafka_wire_test_support::{free_port, tansu::Tansu};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
 }
 
 /// A running tap; its stdout lines are collected as they come, stderr likewise.

@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use kafka_wire_codegen::display_path;
 
 use crate::output::{fail, println};
 use crate::schema_options::{warn, SchemaOptions};
@@ -19,7 +18,7 @@ impl CheckArgs {
         match self.options.config().check() {
             Ok(generated) => {
                 warn(&generated);
-                println(format!("{} is up to date: {}", display_path(&self.options.out), generated.summary()));
+                println(format!("{} is up to date: {}", self.options.out.display(), generated.summary()));
                 ExitCode::SUCCESS
             }
             Err(e) => fail(e, 1),

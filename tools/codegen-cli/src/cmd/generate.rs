@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use kafka_wire_codegen::display_path;
 
 use crate::output::{fail, println};
 use crate::schema_options::{warn, SchemaOptions};
@@ -22,7 +21,7 @@ impl GenerateArgs {
                 println(format!(
                     "{} into {} ({} written, {} unchanged, {} removed)",
                     generated.summary(),
-                    display_path(&self.options.out),
+                    self.options.out.display(),
                     report.written.len(),
                     report.unchanged.len(),
                     report.removed.len()

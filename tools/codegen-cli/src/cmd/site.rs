@@ -5,7 +5,6 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use kafka_wire_codegen::display_path;
 use kafka_wire_inspect::explain::Schemas;
 use kafka_wire_inspect::site;
 
@@ -35,13 +34,13 @@ impl SiteArgs {
                     report.apis,
                     report.pages,
                     report.bytes as f64 / 1e6,
-                    display_path(&self.out),
+                    self.out.display(),
                     started.elapsed().as_secs_f64(),
-                    display_path(&self.out.join("index.html"))
+                    self.out.join("index.html").display()
                 ));
                 ExitCode::SUCCESS
             }
-            Err(e) => fail(format!("writing {}: {e}", display_path(&self.out)), 1),
+            Err(e) => fail(format!("writing {}: {e}", self.out.display()), 1),
         }
     }
 }
