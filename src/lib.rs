@@ -31,5 +31,5 @@ pub mod messages {
 
 /// The README's code samples, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "json"))]
 pub struct ReadmeDoctests;

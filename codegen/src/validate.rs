@@ -444,7 +444,11 @@ impl Validator<'_> {
         match self.versions("$", "validVersions", Some(t)) {
             Known::Is(Some(v)) if v.is_open_ended() => {
                 let text = format_versions(Some(v));
-                self.error("$", 6, format!("message {name} has open-ended validVersions `{text}`; it needs an upper bound"));
+                self.error(
+                    "$",
+                    6,
+                    format!("message {name} has open-ended validVersions `{text}`; it needs an upper bound"),
+                );
                 Known::Unknown
             }
             other => other,
@@ -470,7 +474,9 @@ impl Validator<'_> {
                 self.error(
                     "$",
                     2,
-                    format!("message {name} has flexibleVersions `{text}`, which is not open-ended; use `none` or `N+`"),
+                    format!(
+                        "message {name} has flexibleVersions `{text}`, which is not open-ended; use `none` or `N+`"
+                    ),
                 );
                 Known::Unknown
             }
@@ -484,7 +490,11 @@ impl Validator<'_> {
             self.error("$", 3, format!("message {name} has `listeners`, which only requests may have"));
         }
         for l in listeners.iter().filter(|l| !KNOWN_LISTENERS.contains(&l.as_str())) {
-            self.error("$", 3, format!("message {name} has unknown listener `{l}`; expected zkBroker, broker or controller"));
+            self.error(
+                "$",
+                3,
+                format!("message {name} has unknown listener `{l}`; expected zkBroker, broker or controller"),
+            );
         }
     }
 
@@ -529,7 +539,9 @@ impl Validator<'_> {
                 self.error(
                     &cpath,
                     33,
-                    format!("common struct name `{n}` must start with a capital letter and contain only letters and digits"),
+                    format!(
+                        "common struct name `{n}` must start with a capital letter and contain only letters and digits"
+                    ),
                 );
             }
             if let Some(first) = self.commons.get(n).or_else(|| self.inline.get(n)).cloned() {

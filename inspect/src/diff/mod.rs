@@ -314,7 +314,12 @@ fn all_fields(msg: &Message) -> Vec<(String, String, &Field)> {
     out
 }
 
-fn compare_schema(old: &Message, new: &Message, unshipped: Option<i16>, verbose: bool) -> (SchemaChanges, Vec<Breaking>) {
+fn compare_schema(
+    old: &Message,
+    new: &Message,
+    unshipped: Option<i16>,
+    verbose: bool,
+) -> (SchemaChanges, Vec<Breaking>) {
     let (old_fields, new_fields) = (all_fields(old), all_fields(new));
     let mut cmp = Comparison::new(old, new, &old_fields, &new_fields, unshipped, verbose);
     cmp.identity();
@@ -365,17 +370,7 @@ impl<'m> Comparison<'m> {
     ) -> Self {
         let shared = versions_of(old.valid_versions).intersection(&versions_of(new.valid_versions)).copied().collect();
         let changes = SchemaChanges { file: new.file.clone(), name: new.name.clone(), ..Default::default() };
-        Comparison {
-            old,
-            new,
-            unshipped,
-            verbose,
-            shared,
-            old_fields,
-            new_fields,
-            changes,
-            breaking: Vec::new(),
-        }
+        Comparison { old, new, unshipped, verbose, shared, old_fields, new_fields, changes, breaking: Vec::new() }
     }
 
     fn breaking(&mut self, kind: BreakingKind, at: At<'_>, what: &str, old: String, new: String) {
@@ -396,7 +391,13 @@ impl<'m> Comparison<'m> {
         let (old, new) = (self.old, self.new);
         if old.api_key != new.api_key {
             let key = |k: Option<i16>| k.map_or_else(|| "none".into(), |k| k.to_string());
-            self.breaking(BreakingKind::Api, At::message("$.apiKey"), "apiKey changed", key(old.api_key), key(new.api_key));
+            self.breaking(
+                BreakingKind::Api,
+                At::message("$.apiKey"),
+                "apiKey changed",
+                key(old.api_key),
+                key(new.api_key),
+            );
         }
         if old.kind != new.kind {
             let (o, n) = (format!("{:?}", old.kind), format!("{:?}", new.kind));
@@ -411,8 +412,10 @@ impl<'m> Comparison<'m> {
         let c = &mut self.changes;
         c.versions_added = nv.difference(&ov).copied().collect();
         c.versions_removed = ov.difference(&nv).copied().collect();
-        let (od, nd) =
-            (opt_set(old.deprecated_versions, old.valid_versions), opt_set(new.deprecated_versions, new.valid_versions));
+        let (od, nd) = (
+            opt_set(old.deprecated_versions, old.valid_versions),
+            opt_set(new.deprecated_versions, new.valid_versions),
+        );
         c.newly_deprecated = nd.difference(&od).copied().filter(|v| ov.contains(v)).collect();
         match (old.latest_version_unstable, new.latest_version_unstable) {
             (true, false) if nv.contains(&old.valid_versions.max) => {
@@ -432,10 +435,19 @@ impl<'m> Comparison<'m> {
         let gained: Vec<i16> = nf.difference(&of).copied().filter(|v| ov.contains(v)).collect();
         if !lost.is_empty() || !gained.is_empty() {
             let versions = ranges(&[lost.clone(), gained].concat());
-            let what =
-                if lost.is_empty() { "flexibleVersions changed at shipped versions" } else { "flexibleVersions shrank" };
+            let what = if lost.is_empty() {
+                "flexibleVersions changed at shipped versions"
+            } else {
+                "flexibleVersions shrank"
+            };
             let at = At { json_path: "$.flexibleVersions", field: "", versions };
-            self.breaking(BreakingKind::Wire, at, what, versions_text(old.flexible_versions), versions_text(new.flexible_versions));
+            self.breaking(
+                BreakingKind::Wire,
+                at,
+                what,
+                versions_text(old.flexible_versions),
+                versions_text(new.flexible_versions),
+            );
         }
     }
 
@@ -444,11 +456,12 @@ impl<'m> Comparison<'m> {
         let (old_paths, new_paths) = (paths(self.old_fields), paths(self.new_fields));
         for (path, (_, f)) in &new_paths {
             if !old_paths.contains_key(path) {
-                let since = if f.versions.min > self.old.valid_versions.max || f.versions.min > self.new.valid_versions.min {
-                    format!("v{}", f.versions.min)
-                } else {
-                    format!("versions {}", f.versions)
-                };
+                let since =
+                    if f.versions.min > self.old.valid_versions.max || f.versions.min > self.new.valid_versions.min {
+                        format!("v{}", f.versions.min)
+                    } else {
+                        format!("versions {}", f.versions)
+                    };
                 self.changes.fields_added.push((path.to_string(), since));
             }
         }
@@ -478,7 +491,13 @@ impl<'m> Comparison<'m> {
             let Some((opath, _)) = old_tags.get(&(parent.clone(), *tag)) else { continue };
             if opath != npath && new_paths.contains_key(opath.as_str()) {
                 let at = At { json_path: json, field: npath, versions: String::new() };
-                self.breaking(BreakingKind::Wire, at, &format!("tag {tag} reused for another field"), opath.clone(), npath.clone());
+                self.breaking(
+                    BreakingKind::Wire,
+                    at,
+                    &format!("tag {tag} reused for another field"),
+                    opath.clone(),
+                    npath.clone(),
+                );
             }
         }
     }
@@ -499,7 +518,8 @@ impl<'m> Comparison<'m> {
                 let at = b.as_ref().or(a.as_ref());
                 let (json, field) = at.map_or(("$".into(), String::new()), |e| (e.json_path.clone(), e.path.clone()));
                 let text = |e: &Option<Element>| {
-                    e.as_ref().map_or_else(|| "(nothing)".into(), |e| format!("{} {}", e.path, e.wire).trim().to_string())
+                    e.as_ref()
+                        .map_or_else(|| "(nothing)".into(), |e| format!("{} {}", e.path, e.wire).trim().to_string())
                 };
                 diffs.entry((json, field)).or_insert_with(|| (text(&a), text(&b), Vec::new())).2.push(v);
             }
@@ -536,7 +556,8 @@ impl<'m> Comparison<'m> {
             ends.iter().any(|e| path == *e || path.strip_prefix(*e).is_some_and(|rest| rest.starts_with(['.', '['])))
         };
         let removed: Vec<String> = c.fields_removed.iter().filter(|p| !is_renamed(p, &from)).cloned().collect();
-        let added: Vec<(String, String)> = c.fields_added.iter().filter(|(p, _)| !is_renamed(p, &to)).cloned().collect();
+        let added: Vec<(String, String)> =
+            c.fields_added.iter().filter(|(p, _)| !is_renamed(p, &to)).cloned().collect();
         c.fields_removed = removed;
         c.fields_added = added;
     }

@@ -257,6 +257,8 @@ fn a_pure_rename_is_not_breaking() {
     let r = edit(r#""name": "Id""#, r#""name": "Identifier""#);
     assert!(r.breaking.is_empty(), "{:#?}", r.breaking);
     assert_eq!(r.changed[0].renames, [("Id".to_string(), "Identifier".to_string(), "0-3".to_string())]);
+    // Reported once, as a rename: not also as a field removed and a field added.
+    assert!(r.changed[0].fields_added.is_empty() && r.changed[0].fields_removed.is_empty(), "{:#?}", r.changed[0]);
     let (old, new) =
         (folder(REQUEST, true), folder(&REQUEST.replace(r#""name": "Id""#, r#""name": "Identifier""#), true));
     let run = cli(&["diff", "--old", old.path().to_str().unwrap(), "--new", new.path().to_str().unwrap()]);

@@ -1,10 +1,13 @@
-//! `kwire`: a command-line Kafka 0.7 client (produce, consume, offsets, topics, zk, perf).
+//! `kwire`: the Kafka 0.7 client on the command line (produce, consume, offsets, topics, zk,
+//! perf) and `kwire tap`, a decoding proxy for modern Kafka traffic.
 //! Errors are one line on stderr and a non-zero exit status.
 
 //!
 //! This file only parses and dispatches: each subcommand owns its arguments and its run
-//! function in `cmd/`; `cluster`, `parse` and `progress` are leaf helpers they share.
+//! function in `cmd/`; `cluster`, `output`, `parse` and `progress` are leaf helpers they share.
 
+#[macro_use]
+mod output;
 mod cluster;
 mod cmd;
 mod parse;
@@ -95,6 +98,9 @@ fn main() -> ExitCode {
     match runtime.block_on(cli.command.run(&cli.cluster)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            if let Some(io) = e.downcast_ref::<std::io::Error>() {
+                output::quit_on(io);
+            }
             eprintln!("kwire: {e}");
             ExitCode::FAILURE
         }

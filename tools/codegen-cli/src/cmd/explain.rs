@@ -101,9 +101,9 @@ impl ExplainArgs {
             Err(e) => return fail(e, 2),
         };
         match self.explain_all(&schemas) {
-            Ok(all) => {
+            Ok(Frames { all, starts }) => {
                 let malformed = all.iter().any(Explained::is_malformed);
-                self.print(&schemas, &all);
+                self.print(&schemas, &all, &starts);
                 if malformed {
                     ExitCode::FAILURE
                 } else {
@@ -114,16 +114,17 @@ impl ExplainArgs {
         }
     }
 
-    fn explain_all(&self, schemas: &Schemas) -> Result<Vec<Explained>, String> {
+    fn explain_all(&self, schemas: &Schemas) -> Result<Frames, String> {
         let bytes = self.bytes(schemas)?;
         let style = Style { sample: self.sample };
         if let Some(entries) = recording::read(&bytes).map_err(|e| e.to_string())? {
-            return recording::explain(schemas, &entries, style).map_err(|e| e.to_string());
+            let all = recording::explain(schemas, &entries, style).map_err(|e| e.to_string())?;
+            return Ok(Frames { all, starts: Vec::new() });
         }
         if !self.request && !self.response {
             return Err("--request or --response is needed".into());
         }
-        let mut all = Vec::new();
+        let (mut all, mut starts) = (Vec::new(), Vec::new());
         let mut at = 0;
         loop {
             let input = Input {
@@ -135,6 +136,7 @@ impl ExplainArgs {
                 style,
             };
             let explained = explain::explain(schemas, &input).map_err(|e| e.to_string())?;
+            starts.push(at);
             at += explained.consumed;
             let stop = !self.frame || explained.error.is_some() || explained.consumed == 0 || at >= bytes.len();
             all.push(explained);
@@ -142,15 +144,25 @@ impl ExplainArgs {
                 break;
             }
         }
-        Ok(all)
+        Ok(Frames { all, starts })
     }
 
-    fn print(&self, schemas: &Schemas, all: &[Explained]) {
+    /// `starts`: where each frame begins in raw input (empty for a recording, whose entries
+    /// name themselves).
+    fn print(&self, schemas: &Schemas, all: &[Explained], starts: &[usize]) {
         match self.format {
             Format::Text => {
                 for (i, e) in all.iter().enumerate() {
                     if i > 0 {
                         print("\n");
+                    }
+                    if let (Some(start), true) = (starts.get(i), starts.len() > 1) {
+                        // Offsets in each tree count from its frame's first byte.
+                        println(format!(
+                            "frame {} of {}, at byte {start} (0x{start:04x}) of the input:",
+                            i + 1,
+                            all.len()
+                        ));
                     }
                     print(&e.text());
                     if let Some(fail) = &e.error {
@@ -159,13 +171,30 @@ impl ExplainArgs {
                 }
             }
             Format::Json => {
-                let values: Vec<_> = all.iter().map(Explained::to_json).collect();
+                let values: Vec<_> = all
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let mut value = e.to_json();
+                        if let (Some(start), true) = (starts.get(i), starts.len() > 1) {
+                            value["frame"] = (i + 1).into();
+                            value["start"] = (*start).into();
+                        }
+                        value
+                    })
+                    .collect();
                 let out = if values.len() == 1 { values[0].clone() } else { serde_json::Value::Array(values) };
                 println(serde_json::to_string_pretty(&out).unwrap_or_default());
             }
             Format::Html => print(&html::page_for(schemas, all)),
         }
     }
+}
+
+/// What was explained, and where each frame starts in raw input.
+struct Frames {
+    all: Vec<Explained>,
+    starts: Vec<usize>,
 }
 
 fn decode_hex(digits: &str) -> Result<Vec<u8>, String> {

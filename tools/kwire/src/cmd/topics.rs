@@ -83,7 +83,7 @@ pub async fn run(cluster: &Cluster, args: TopicsArgs) -> CmdResult {
         );
     }
     match operation {
-        "DELETE" => println!("deleted topic {topic}"),
+        "DELETE" => outln!("deleted topic {topic}"),
         _ => print!("{}", admin::describe_table(&resp)),
     }
     Ok(())

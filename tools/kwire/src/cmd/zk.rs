@@ -26,18 +26,18 @@ pub async fn run(cluster: &Cluster, command: ZkCommand) -> CmdResult {
     match command {
         ZkCommand::Dump => {
             for n in &nodes {
-                println!("{}", dump_line(n));
+                outln!("{}", dump_line(n));
             }
             Ok(())
         }
         ZkCommand::Check => {
             let bad: Vec<&WalkedNode> = nodes.iter().filter(|n| n.result.is_err()).collect();
             for n in &bad {
-                println!("{}", dump_line(n));
+                outln!("{}", dump_line(n));
             }
             match bad.len() {
                 0 => {
-                    println!("{} nodes checked, all valid", nodes.len());
+                    outln!("{} nodes checked, all valid", nodes.len());
                     Ok(())
                 }
                 1 => Err("1 node does not match its schema".into()),

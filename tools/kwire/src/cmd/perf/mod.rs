@@ -45,7 +45,7 @@ fn default_ceiling_dir() -> PathBuf {
 }
 
 fn print_ceiling(name: &str, m: &Measured, ours: f64) {
-    println!(
+    outln!(
         "  ceiling {name:<13} {:>9.1} MB/s   ({:.2} s, best of {CEILING_RUNS})   ratio {:.0}%",
         m.mb_per_s(),
         m.elapsed.as_secs_f64(),
@@ -81,7 +81,7 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     producer.sync().await?;
     if interrupt.load(Ordering::Relaxed) {
         progress.interrupted(sent, sent * a.size as u64);
-        println!("perf produce: interrupted after {sent} of {} messages; no ceilings measured", a.messages);
+        outln!("perf produce: interrupted after {sent} of {} messages; no ceilings measured", a.messages);
         return Ok(());
     }
     let appended = start.elapsed();
@@ -100,25 +100,30 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
     progress.finish(a.messages, a.messages * a.size as u64);
     let payload_bytes = a.messages * a.size as u64;
     let wire_mbs = stats.set_bytes as f64 / 1e6 / appended.as_secs_f64().max(1e-9);
-    println!(
+    outln!(
         "perf produce: {} messages of {} B, batch {}, {:?}, magic {:?}, {} requests",
-        a.messages, a.size, a.batch_size, a.compression, a.magic, stats.requests
+        a.messages,
+        a.size,
+        a.batch_size,
+        a.compression,
+        a.magic,
+        stats.requests
     );
-    println!(
+    outln!(
         "  produce         {wire_mbs:>9.1} MB/s   ({:.2} s until appended; {:.1} MB/s of payload, {:.0} msg/s)",
         appended.as_secs_f64(),
         payload_bytes as f64 / 1e6 / appended.as_secs_f64().max(1e-9),
         a.messages as f64 / appended.as_secs_f64().max(1e-9)
     );
     if end >= expected {
-        println!(
+        outln!(
             "  visible         {:>9.1} MB/s   ({:.2} s until OFFSETS -1 covered all {} bytes)",
             stats.set_bytes as f64 / 1e6 / visible.as_secs_f64().max(1e-9),
             visible.as_secs_f64(),
             stats.set_bytes
         );
     } else {
-        println!("  visible         not reached within 60 s (log end {end}, expected {expected})");
+        outln!("  visible         not reached within 60 s (log end {end}, expected {expected})");
     }
     if !a.no_ceilings {
         let chunk = (stats.set_bytes / stats.requests.max(1)).max(1) as usize;
@@ -126,7 +131,7 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
         progress.phase("measuring the TCP loopback ceiling");
         let tcp = best_of(|| tcp_blast(stats.set_bytes, BlastSource::Pattern { chunk }, None, None))?;
         if interrupt.load(Ordering::Relaxed) {
-            println!("perf produce: interrupted before the file-write ceiling");
+            outln!("perf produce: interrupted before the file-write ceiling");
             return Ok(());
         }
         progress.phase("measuring the file-write ceiling");
@@ -135,7 +140,7 @@ async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
         print_ceiling("tcp loopback", &tcp, wire_mbs);
         print_ceiling("file write", &file, wire_mbs);
         let lower = if tcp.mb_per_s() < file.mb_per_s() { tcp } else { file };
-        println!("  produce / lower ceiling = {:.0}%", 100.0 * wire_mbs / lower.mb_per_s());
+        outln!("  produce / lower ceiling = {:.0}%", 100.0 * wire_mbs / lower.mb_per_s());
     }
     Ok(())
 }
@@ -235,11 +240,13 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
     let Some(pass) = last else { return Ok(()) };
     let secs = pass.wire.elapsed.as_secs_f64().max(1e-9);
     let ours_median = median(&ours);
-    println!(
+    outln!(
         "perf consume: {} messages, {} log bytes from offset {first}, fetch size {}, {runs} run(s)",
-        pass.count, pass.wire.bytes, a.fetch_size
+        pass.count,
+        pass.wire.bytes,
+        a.fetch_size
     );
-    println!(
+    outln!(
         "  consume         {ours_median:>9.1} MB/s   (median of {runs}: {}; last run {secs:.2} s, {} fetches, {:.1} MB/s of payload, {:.0} msg/s)",
         rates_list(&ours),
         pass.fetches,
@@ -251,7 +258,7 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
             continue;
         }
         let ceiling_median = median(ceiling);
-        println!(
+        outln!(
             "  ceiling {name} {ceiling_median:>9.1} MB/s   (median of {}: {})   ratio {:.0}%, best of each: {:.0}%",
             ceiling.len(),
             rates_list(ceiling),
@@ -260,9 +267,9 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
         );
     }
     if !memory.is_empty() {
-        println!("  (tcp loopback: one cache-resident buffer written again and again; tcp sendfile: a file of the same size sent from the page cache, as the broker sends its log)");
+        outln!("  (tcp loopback: one cache-resident buffer written again and again; tcp sendfile: a file of the same size sent from the page cache, as the broker sends its log)");
         if let Some(algorithm) = &a.congestion {
-            println!("  (ceilings sent with congestion control {algorithm})");
+            outln!("  (ceilings sent with congestion control {algorithm})");
         }
     }
     Ok(())
@@ -319,7 +326,7 @@ async fn latency(cluster: &Cluster, a: PerfLatencyArgs) -> CmdResult {
     }
     lat.sort_unstable();
     let pct = |q: f64| lat[((lat.len() as f64 - 1.0) * q).round() as usize] as f64 / 1e6;
-    println!(
+    outln!(
         "perf latency: {} of {} messages of {size} B at {}/s; produce-to-consume p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
         lat.len(),
         total,
@@ -339,13 +346,13 @@ fn ceilings(a: CeilingArgs) -> CmdResult {
     progress.phase("measuring the file-write ceiling");
     let file = best_of(|| file_write(&dir, a.bytes, a.chunk))?;
     progress.clear();
-    println!(
+    outln!(
         "ceiling tcp loopback {:>9.1} MB/s ({} bytes in {:.2} s)",
         tcp.mb_per_s(),
         tcp.bytes,
         tcp.elapsed.as_secs_f64()
     );
-    println!(
+    outln!(
         "ceiling file write   {:>9.1} MB/s ({} bytes in {:.2} s, {})",
         file.mb_per_s(),
         file.bytes,

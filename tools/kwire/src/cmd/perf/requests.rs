@@ -59,7 +59,7 @@ pub async fn run(cluster: &Cluster, a: PerfRequestsArgs) -> CmdResult {
     }
     nanos.sort_unstable();
     let pct = |q: f64| nanos[((nanos.len() as f64 - 1.0) * q).round() as usize] as f64 / 1e3;
-    println!(
+    outln!(
         "perf requests: {} {} v{version} round trips to {broker}: p50 {:.1} us, p99 {:.1} us, max {:.1} us",
         nanos.len(),
         ApiKey::name(api),
