@@ -21,7 +21,7 @@ pub use layout::{differences, layout, Differences, Element};
 use kafka_wire_codegen::diagnostics::SchemaErrors;
 use kafka_wire_codegen::ir::{versions_text, Field, Message, MessageKind, Versions};
 
-/// Compares two schema folders; like [`crate::Config`], set up, then [`Diff::run`].
+/// Compares two schema folders; like [`kafka_wire_codegen::Config`], set up, then [`Diff::run`].
 #[derive(Debug, Clone)]
 pub struct Diff {
     old: PathBuf,
