@@ -20,7 +20,7 @@ fn generated_crate_matches_schemas() {
             panic!("{stale}\n\nThe files were regenerated; review and commit them.");
         }
         panic!(
-            "{stale}\n\nNOTE: run `cargo run -p kafka-wire-codegen -- generate` (or, installed, `{command}`) \
+            "{stale}\n\nNOTE: run `cargo run -p kafka-wire-codegen-cli -- generate` (or, installed, `{command}`) \
              in the workspace root and commit the updated files."
         );
     }
