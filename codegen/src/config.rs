@@ -271,7 +271,8 @@ impl Config {
     pub fn write(&self) -> Result<(Generated, WriteReport), Error> {
         if self.build_script {
             for dir in &self.schema_dirs {
-                println!("cargo:rerun-if-changed={}", dir.display());
+                // A folder inside a jar changes when the jar does.
+                println!("cargo:rerun-if-changed={}", crate::source::watched_path(dir).display());
             }
         }
         let generated = self.generate()?;

@@ -31,6 +31,7 @@ pub mod lower;
 pub mod parse;
 pub mod rules;
 pub mod schema;
+pub mod source;
 pub mod validate;
 
 pub use config::{compile_schemas, render_message, Config, Generated, WriteReport};

@@ -5,6 +5,7 @@ use crate::checked::{Checked, CheckedField, CheckedMessage, CheckedStruct};
 use crate::diagnostics::{SchemaError, SchemaErrors, SchemaWarning};
 use crate::ir::{Field, Message, Retired, Struct, Versions};
 use crate::parse::parse_schema;
+use crate::source::read_schemas;
 use crate::validate::{check_schema, duplicate_names, identity, validate_identities, SchemaIdentity};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
@@ -90,7 +91,8 @@ pub fn load_dirs<P: AsRef<Path>>(dirs: &[P]) -> Result<Vec<Message>, SchemaError
     load_schemas(dirs, false).map(|loaded| loaded.messages)
 }
 
-/// Loads every `*.json` file directly in each folder (in the order given): the live schemas,
+/// Loads every `*.json` file directly in each folder, or the schemas of each jar (see
+/// [`crate::source`]), in the order given: the live schemas,
 /// the retired ones and the warnings. Under `strict`, what would be a warning is an error.
 pub fn load_schemas<P: AsRef<Path>>(dirs: &[P], strict: bool) -> Result<Loaded, SchemaErrors> {
     let mut loaded = Loaded::default();
@@ -98,38 +100,29 @@ pub fn load_schemas<P: AsRef<Path>>(dirs: &[P], strict: bool) -> Result<Loaded, 
     let mut errors = Vec::new();
     for dir in dirs {
         let dir = dir.as_ref();
-        // A folder that is missing, unreadable or holds no schema is refused by every command
-        // alike, named as the user spelled it.
-        let files = match schema_files(dir) {
-            Ok(files) if files.is_empty() => Err(format!("no schemas found in {}", dir.display())),
-            Ok(files) => Ok(files),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!("no such folder: {}", dir.display())),
-            Err(e) => Err(format!("cannot list the schema folder {}: {e}", dir.display())),
-        };
-        loaded.files_per_dir.push(files.as_ref().map_or(0, Vec::len));
-        let files = match files {
+        // A folder or jar that is missing, unreadable or holds no schema is refused by every
+        // command alike, named as the user spelled it.
+        let files = match read_schemas(dir) {
             Ok(files) => files,
             Err(message) => {
+                loaded.files_per_dir.push(0);
                 errors.push(SchemaError::folder(message));
                 continue;
             }
         };
-        for (name, path) in files {
-            let text = match std::fs::read_to_string(&path) {
-                Ok(text) => text,
-                Err(e) => {
-                    errors.push(SchemaError::new(name, "$", None, format!("cannot read: {e}")));
-                    continue;
-                }
-            };
-            let (id, result) = load_one(&name, &text, strict);
+        loaded.files_per_dir.push(files.len());
+        for file in files {
+            // Diagnostics name a jar's entry in full; the IR keeps the bare file name.
+            let (id, result) = load_one(&file.shown, &file.text, strict);
             ids.extend(id);
             match result {
-                Ok((Lowered::Live(m), warnings)) => {
+                Ok((Lowered::Live(mut m), warnings)) => {
+                    m.file = file.name;
                     loaded.messages.push(m);
                     loaded.warnings.extend(warnings);
                 }
-                Ok((Lowered::Retired(r), warnings)) => {
+                Ok((Lowered::Retired(mut r), warnings)) => {
+                    r.file = file.name;
                     loaded.retired.push(r);
                     loaded.warnings.extend(warnings);
                 }
@@ -140,23 +133,6 @@ pub fn load_schemas<P: AsRef<Path>>(dirs: &[P], strict: bool) -> Result<Loaded, 
     errors.extend(validate_identities(&ids));
     errors.extend(duplicate_names(&ids));
     SchemaErrors(errors).into_result(loaded)
-}
-
-/// `(file name, path)` of the `*.json` files directly in `dir`, sorted by file name.
-fn schema_files(dir: &Path) -> std::io::Result<Vec<(String, std::path::PathBuf)>> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        if name.ends_with(".json") && entry.file_type()?.is_file() {
-            files.push((name.to_owned(), path.clone()));
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 /// Arranges a checked schema into the IR: the structs each once, in the order of first

@@ -12,7 +12,8 @@ pub mod recording;
 mod records;
 mod tree;
 
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::Path;
 
 use serde_json::{json, Value};
 
@@ -22,6 +23,7 @@ pub use tree::{hex_preview, Fail};
 
 use kafka_wire_codegen::diagnostics::SchemaErrors;
 use kafka_wire_codegen::ir::{Message, MessageKind};
+use kafka_wire_codegen::source::read_schemas;
 use tree::Tree;
 
 /// Request or response.
@@ -40,23 +42,28 @@ impl Side {
     }
 }
 
-/// The schemas of one or more folders, for looking messages up by API.
+/// The schemas of one or more folders or jars, for looking messages up by API.
 #[derive(Debug, Clone, Default)]
 pub struct Schemas {
     messages: Vec<Message>,
-    dirs: Vec<PathBuf>,
+    /// Each schema file's text by file name, as pages show it.
+    texts: HashMap<String, String>,
 }
 
 impl Schemas {
-    /// Loads every schema of the folders (legacy allowances accepted, as `generate` does).
+    /// Loads every schema of the folders or jars (legacy allowances accepted, as `generate`
+    /// does).
     pub fn load<P: AsRef<Path>>(dirs: &[P]) -> Result<Self, SchemaErrors> {
         let loaded = kafka_wire_codegen::lower::load_schemas(dirs, false)?;
-        Ok(Schemas { messages: loaded.messages, dirs: dirs.iter().map(|d| d.as_ref().to_path_buf()).collect() })
+        // Read once more for the texts: the loader just read the same files, so they are there.
+        let texts =
+            dirs.iter().filter_map(|d| read_schemas(d.as_ref()).ok()).flatten().map(|f| (f.name, f.text)).collect();
+        Ok(Schemas { messages: loaded.messages, texts })
     }
 
     /// Schemas already lowered (their text is then unknown to [`Schemas::schema_text`]).
     pub fn from_messages(messages: Vec<Message>) -> Self {
-        Schemas { messages, dirs: Vec::new() }
+        Schemas { messages, texts: HashMap::new() }
     }
 
     pub fn messages(&self) -> &[Message] {
@@ -79,9 +86,8 @@ impl Schemas {
 
     /// The schema file's text with its comments blanked out, as pages show it.
     pub fn schema_text(&self, msg: &Message) -> Option<String> {
-        let path = self.dirs.iter().map(|d| d.join(&msg.file)).find(|p| p.is_file())?;
-        let text = std::fs::read_to_string(path).ok()?;
-        let stripped = kafka_wire_codegen::parse::strip_comments(&text).ok()?;
+        let text = self.texts.get(&msg.file)?;
+        let stripped = kafka_wire_codegen::parse::strip_comments(text).ok()?;
         let lines: Vec<&str> = stripped.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()).collect();
         Some(lines.join("\n"))
     }

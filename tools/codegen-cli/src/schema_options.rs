@@ -8,7 +8,8 @@ use kafka_wire_codegen::{config::cli_command, Config, Generated};
 
 #[derive(Args)]
 pub struct SchemaOptions {
-    /// Folder of schema files (*.json); repeat for several.
+    /// Folder of schema files (*.json), or a Kafka jar (kafka-clients-X.jar, or JAR!/FOLDER for
+    /// a folder inside one), read in place; repeat for several.
     #[arg(long = "schemas", value_name = "DIR", default_value = "schemas")]
     pub schemas: Vec<PathBuf>,
     /// Output folder. Only files with the generator's header are replaced or removed; a

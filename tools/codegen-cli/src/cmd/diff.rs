@@ -17,10 +17,10 @@ pub enum Format {
 
 #[derive(Args)]
 pub struct DiffArgs {
-    /// The schema folder before.
+    /// The schema folder (or Kafka jar) before.
     #[arg(long, value_name = "DIR")]
     old: PathBuf,
-    /// The schema folder after.
+    /// The schema folder (or Kafka jar) after.
     #[arg(long, value_name = "DIR")]
     new: PathBuf,
     #[arg(long, value_enum, default_value_t = Format::Text)]

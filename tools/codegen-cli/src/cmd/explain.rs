@@ -24,7 +24,8 @@ pub enum Format {
 #[command(group(clap::ArgGroup::new("side").args(["request", "response"])))]
 #[command(group(clap::ArgGroup::new("input").args(["hex", "file", "sample"])))]
 pub struct ExplainArgs {
-    /// Folder of schema files (*.json); repeat for several.
+    /// Folder of schema files (*.json), or a Kafka jar (kafka-clients-X.jar, or JAR!/FOLDER for
+    /// a folder inside one), read in place; repeat for several.
     #[arg(long = "schemas", value_name = "DIR", default_value = "schemas")]
     schemas: Vec<PathBuf>,
     /// The bytes are a request (one of --request and --response is needed, except for a

@@ -12,7 +12,8 @@ use crate::output::{fail, println};
 
 #[derive(Args)]
 pub struct SiteArgs {
-    /// Folder of schema files (*.json); repeat for several.
+    /// Folder of schema files (*.json), or a Kafka jar (kafka-clients-X.jar, or JAR!/FOLDER for
+    /// a folder inside one), read in place; repeat for several.
     #[arg(long = "schemas", value_name = "DIR", default_value = "schemas")]
     schemas: Vec<PathBuf>,
     /// Where the pages go (created if missing; only the site's own files are written).
