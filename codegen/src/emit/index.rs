@@ -493,6 +493,17 @@ fn emit_kind_enum(
 /// Frames are the runtime's generic `RequestFrame`/`ResponseFrame`; the set says what its
 /// api key, bodies and headers are.
 fn emit_frames() -> TokenStream {
+    let bodies = [format_ident!("RequestKind"), format_ident!("ResponseKind")].map(|kind| {
+        quote! {
+            impl rt::FrameBody for #kind {
+                type Api = ApiKey;
+                fn api_key(&self) -> ApiKey { #kind::api_key(self) }
+                fn encode_into(&self, w: &mut rt::Writer, version: i16) -> Result<(), rt::EncodeError> { #kind::encode_into(self, w, version) }
+                fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> { #kind::encoded_size(self, version) }
+                fn decode(api_key: ApiKey, buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> { #kind::decode(api_key, buf, version) }
+            }
+        }
+    });
     quote! {
         /// A whole request as it travels: header and body (see `rt::RequestFrame`).
         pub type RequestFrame = rt::RequestFrame<RequestHeader, RequestKind>;
@@ -526,20 +537,6 @@ fn emit_frames() -> TokenStream {
             }
         }
 
-        impl rt::FrameBody for RequestKind {
-            type Api = ApiKey;
-            fn api_key(&self) -> ApiKey { RequestKind::api_key(self) }
-            fn encode_into(&self, w: &mut rt::Writer, version: i16) -> Result<(), rt::EncodeError> { RequestKind::encode_into(self, w, version) }
-            fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> { RequestKind::encoded_size(self, version) }
-            fn decode(api_key: ApiKey, buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> { RequestKind::decode(api_key, buf, version) }
-        }
-
-        impl rt::FrameBody for ResponseKind {
-            type Api = ApiKey;
-            fn api_key(&self) -> ApiKey { ResponseKind::api_key(self) }
-            fn encode_into(&self, w: &mut rt::Writer, version: i16) -> Result<(), rt::EncodeError> { ResponseKind::encode_into(self, w, version) }
-            fn encoded_size(&self, version: i16) -> Result<usize, rt::EncodeError> { ResponseKind::encoded_size(self, version) }
-            fn decode(api_key: ApiKey, buf: &mut rt::Bytes, version: i16) -> Result<Self, rt::DecodeError> { ResponseKind::decode(api_key, buf, version) }
-        }
+        #(#bodies)*
     }
 }
