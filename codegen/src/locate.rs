@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 /// The folder of Kafka's request/response/header schemas, searched in this order:
 /// `$KAFKA_SCHEMAS_DIR` (a folder, or a Kafka jar such as `kafka-clients-4.4.0.jar`, read in
-/// place by the `jar` feature); `<workspace>/schemas/kafka/` (a user's own copy, git-ignored);
+/// place by the engine's `jar` feature, the root package's `jar`); `<workspace>/schemas/kafka/` (a user's own copy, git-ignored);
 /// `<workspace>/../shared/kafka-schemas/message`.
 pub fn locate_kafka_schemas(workspace_root: &Path) -> Result<PathBuf, String> {
     let mut tried = Vec::new();
