@@ -5,7 +5,7 @@ use crate::checked::{Checked, CheckedField, CheckedMessage, CheckedStruct};
 use crate::diagnostics::{SchemaError, SchemaErrors, SchemaWarning};
 use crate::ir::{Field, Message, Retired, Struct, Versions};
 use crate::parse::parse_schema;
-use crate::source::read_schemas;
+use crate::source::{read_schemas, SchemaFile};
 use crate::validate::{check_schema, duplicate_names, identity, validate_identities, SchemaIdentity};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
@@ -42,8 +42,6 @@ pub struct Loaded {
     pub retired: Vec<Retired>,
     /// Legacy allowances the schemas relied on (empty under `strict`).
     pub warnings: Vec<SchemaWarning>,
-    /// How many schema files each folder held, in the order given.
-    pub files_per_dir: Vec<usize>,
 }
 
 /// Loads one file, also returning its identity for the cross-file rules when it is readable.
@@ -95,34 +93,37 @@ pub fn load_dirs<P: AsRef<Path>>(dirs: &[P]) -> Result<Vec<Message>, SchemaError
 /// [`crate::source`]), in the order given: the live schemas,
 /// the retired ones and the warnings. Under `strict`, what would be a warning is an error.
 pub fn load_schemas<P: AsRef<Path>>(dirs: &[P], strict: bool) -> Result<Loaded, SchemaErrors> {
+    let sources: Vec<_> = dirs.iter().map(|d| read_schemas(d.as_ref())).collect();
+    load_files(&sources, strict)
+}
+
+/// Like [`load_schemas`] over sources already read with [`read_schemas`], for a caller that
+/// also keeps their texts (so nothing is read twice). A source that could not be read (missing,
+/// unreadable or holding no schema) is refused by every command alike, named as given.
+pub fn load_files(sources: &[Result<Vec<SchemaFile>, String>], strict: bool) -> Result<Loaded, SchemaErrors> {
     let mut loaded = Loaded::default();
     let mut ids = Vec::new();
     let mut errors = Vec::new();
-    for dir in dirs {
-        let dir = dir.as_ref();
-        // A folder or jar that is missing, unreadable or holds no schema is refused by every
-        // command alike, named as the user spelled it.
-        let files = match read_schemas(dir) {
+    for source in sources {
+        let files = match source {
             Ok(files) => files,
             Err(message) => {
-                loaded.files_per_dir.push(0);
-                errors.push(SchemaError::folder(message));
+                errors.push(SchemaError::folder(message.clone()));
                 continue;
             }
         };
-        loaded.files_per_dir.push(files.len());
         for file in files {
             // Diagnostics name a jar's entry in full; the IR keeps the bare file name.
             let (id, result) = load_one(&file.shown, &file.text, strict);
             ids.extend(id);
             match result {
                 Ok((Lowered::Live(mut m), warnings)) => {
-                    m.file = file.name;
+                    m.file = file.name.clone();
                     loaded.messages.push(m);
                     loaded.warnings.extend(warnings);
                 }
                 Ok((Lowered::Retired(mut r), warnings)) => {
-                    r.file = file.name;
+                    r.file = file.name.clone();
                     loaded.retired.push(r);
                     loaded.warnings.extend(warnings);
                 }

@@ -88,9 +88,7 @@ pub fn decode_message<T>(
 
 // ---- lengths ----
 
-fn too_long(length: usize, max: usize) -> EncodeError {
-    EncodeError::new(EncodeErrorKind::TooLong { length, max })
-}
+use crate::error::too_long;
 
 /// Reads a length prefix: classic `i16`/`i32` with -1 for null, or compact `uvarint` N+1 with
 /// 0 for null. A length is checked against the bytes remaining times `min_elem_size`.

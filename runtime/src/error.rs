@@ -251,3 +251,8 @@ impl From<ReadError> for DecodeError {
         }
     }
 }
+
+/// A length over what its prefix (or Kafka) allows.
+pub(crate) fn too_long(length: usize, max: usize) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::TooLong { length, max })
+}

@@ -6,6 +6,7 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
+use crate::error::too_long;
 use crate::version::check_decode_version;
 use crate::wire::get_i16;
 use crate::writer::{write_contiguous, write_vectored, Writer};
@@ -24,8 +25,7 @@ pub fn refuse_trailing(rest: &Bytes) -> Result<(), DecodeError> {
 
 /// Writes the `i32` size prefix of a frame.
 pub fn put_frame_size(buf: &mut BytesMut, size: usize) -> Result<(), EncodeError> {
-    let size = i32::try_from(size)
-        .map_err(|_| EncodeError::new(EncodeErrorKind::TooLong { length: size, max: i32::MAX as usize }))?;
+    let size = i32::try_from(size).map_err(|_| too_long(size, i32::MAX as usize))?;
     buf.put_i32(size);
     Ok(())
 }

@@ -569,11 +569,10 @@ impl StructCtx<'_> {
         }
         let some = self.write_value(&p.field.ty, Val::reference(quote!(v)), compact, label, wrap);
         let put_marker = if tagged { quote!(put_tagged_struct_marker) } else { quote!(put_struct_marker) };
-        let marker = |present: bool| match p.field.ty {
-            FieldType::Struct(_) => p.nullable(tagged).branch(quote!(#rt::#put_marker(buf, #present);), quote!()),
+        let some_marker = match p.field.ty {
+            FieldType::Struct(_) => p.nullable(tagged).branch(quote!(#rt::#put_marker(buf, true);), quote!()),
             _ => quote!(),
         };
-        let some_marker = marker(true);
         let null = match &p.field.ty {
             FieldType::String => quote!(#rt::put_nullable_string(buf, None, #compact).within(#name, #label)?;),
             FieldType::Bytes | FieldType::Records => {

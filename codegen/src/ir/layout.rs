@@ -77,8 +77,6 @@ pub struct Slot<'a> {
     /// Lengths (strings, bytes, records, arrays) are compact.
     pub compact: bool,
     pub nullable: bool,
-    /// The encoded size of its value when the type has one.
-    pub fixed_size: Option<usize>,
 }
 
 /// A struct's fields at one version.
@@ -111,7 +109,6 @@ impl<'a> Layout<'a> {
                     presence,
                     compact: in_versions(field.compact_versions(msg.flexible_versions), version),
                     nullable: in_versions(field.nullable_versions, version),
-                    fixed_size: field.ty.fixed_size(),
                 }
             })
             .collect();
@@ -121,18 +118,5 @@ impl<'a> Layout<'a> {
     /// The fields sent in the regular part, in wire (schema) order.
     pub fn regular(&self) -> impl Iterator<Item = &Slot<'a>> {
         self.slots.iter().filter(|s| s.presence == Presence::Regular)
-    }
-
-    /// The fields sent as tagged fields, in wire (tag) order.
-    pub fn tagged(&self) -> Vec<&Slot<'a>> {
-        let mut tagged: Vec<&Slot<'a>> =
-            self.slots.iter().filter(|s| matches!(s.presence, Presence::Tagged(_))).collect();
-        tagged.sort_by_key(|s| s.field.tag);
-        tagged
-    }
-
-    /// The slot of the field tagged `tag` at this version.
-    pub fn by_tag(&self, tag: u32) -> Option<&Slot<'a>> {
-        self.slots.iter().find(|s| s.presence == Presence::Tagged(tag))
     }
 }

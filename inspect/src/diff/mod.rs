@@ -187,10 +187,8 @@ fn retirements(report: &mut Report, old: &[Message], retired: &[kafka_wire_codeg
 /// A folder's name for the summary: `3.7.0` for `.../3.7.0/message`.
 pub fn label(dir: &Path) -> String {
     // A jar is named by its file without `.jar` (`kafka-clients-4.4.0`).
-    let text = dir.to_string_lossy();
-    let jar = text.split_once("!/").map_or(text.as_ref(), |(jar, _)| jar);
     if kafka_wire_codegen::source::is_archive(dir) {
-        let jar = Path::new(jar);
+        let jar = kafka_wire_codegen::source::watched_path(dir);
         return jar.file_stem().map_or_else(|| jar.display().to_string(), |s| s.to_string_lossy().into_owned());
     }
     let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());

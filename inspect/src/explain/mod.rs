@@ -54,10 +54,9 @@ impl Schemas {
     /// Loads every schema of the folders or jars (legacy allowances accepted, as `generate`
     /// does).
     pub fn load<P: AsRef<Path>>(dirs: &[P]) -> Result<Self, SchemaErrors> {
-        let loaded = kafka_wire_codegen::lower::load_schemas(dirs, false)?;
-        // Read once more for the texts: the loader just read the same files, so they are there.
-        let texts =
-            dirs.iter().filter_map(|d| read_schemas(d.as_ref()).ok()).flatten().map(|f| (f.name, f.text)).collect();
+        let sources: Vec<_> = dirs.iter().map(|d| read_schemas(d.as_ref())).collect();
+        let loaded = kafka_wire_codegen::lower::load_files(&sources, false)?;
+        let texts = sources.into_iter().flatten().flatten().map(|f| (f.name, f.text)).collect();
         Ok(Schemas { messages: loaded.messages, texts })
     }
 
