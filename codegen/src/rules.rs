@@ -78,7 +78,7 @@ const TEXTS: [&str; 37] = [
     "each struct is defined once",
     "a struct that a field names is defined inline or in `commonStructs`",
     "each apiKey has one request and one response, named `XRequest` and `XResponse`",
-    "metadata record ids (their apiKey) are unique",
+    "metadata and coordinator record types (their apiKey) are unique within each kind",
 ];
 
 #[cfg(test)]

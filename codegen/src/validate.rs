@@ -268,8 +268,19 @@ pub fn parse_kind(text: &str) -> Option<MessageKind> {
         "header" => MessageKind::Header,
         "data" => MessageKind::Data,
         "metadata" => MessageKind::Metadata,
+        "coordinator-key" => MessageKind::CoordinatorKey,
+        "coordinator-value" => MessageKind::CoordinatorValue,
         _ => return None,
     })
+}
+
+/// How a record kind is named in diagnostics.
+fn record_kind(kind: MessageKind) -> &'static str {
+    match kind {
+        MessageKind::CoordinatorKey => "coordinator record key",
+        MessageKind::CoordinatorValue => "coordinator record value",
+        _ => "metadata record",
+    }
 }
 
 /// `Some(text)` unless absent or blank (Kafka treats a blank version string as absent).
@@ -420,7 +431,8 @@ impl Validator<'_> {
     }
 
     fn rule_5_kind(&mut self, spec: &MessageSpec, name: &str) -> Option<MessageKind> {
-        const EXPECTED: &str = "expected request, response, header, data or metadata";
+        const EXPECTED: &str =
+            "expected request, response, header, data, metadata, coordinator-key or coordinator-value";
         match spec.kind.as_deref() {
             None => {
                 self.error("$", 5, format!("message {name} has no `type`; {EXPECTED}"));
@@ -519,11 +531,14 @@ impl Validator<'_> {
                     self.error("$", 36, format!("{name} has negative apiKey {k}"));
                 }
             }
-            Some(MessageKind::Metadata) => match spec.api_key {
-                None => self.error("$", 37, format!("metadata record {name} has no `apiKey` (its record id)")),
-                Some(k) if k < 0 => self.error("$", 37, format!("metadata record {name} has negative apiKey {k}")),
-                Some(_) => {}
-            },
+            Some(kind @ (MessageKind::Metadata | MessageKind::CoordinatorKey | MessageKind::CoordinatorValue)) => {
+                let what = record_kind(kind);
+                match spec.api_key {
+                    None => self.error("$", 37, format!("{what} {name} has no `apiKey` (its record type)")),
+                    Some(k) if k < 0 => self.error("$", 37, format!("{what} {name} has negative apiKey {k}")),
+                    Some(_) => {}
+                }
+            }
             _ => {}
         }
     }
@@ -1047,7 +1062,7 @@ pub fn identity(file: &str, spec: &MessageSpec) -> Option<SchemaIdentity> {
 
 /// Rules that span files, over a whole set of lowered messages:
 /// - 36: each apiKey has exactly one request and one response, named `XRequest` and `XResponse`;
-/// - 37: metadata record ids (`apiKey` of metadata schemas) are unique.
+/// - 37: record types (`apiKey` of metadata, coordinator-key and coordinator-value schemas) are unique within each kind.
 pub fn validate_set(messages: &[Message]) -> Vec<SchemaError> {
     let ids: Vec<SchemaIdentity> = messages.iter().map(SchemaIdentity::from).collect();
     validate_identities(&ids)
@@ -1059,12 +1074,16 @@ pub fn validate_identities(messages: &[SchemaIdentity]) -> Vec<SchemaError> {
     let mut requests: BTreeMap<i16, &SchemaIdentity> = BTreeMap::new();
     let mut responses: BTreeMap<i16, &SchemaIdentity> = BTreeMap::new();
     let mut records: BTreeMap<i16, &SchemaIdentity> = BTreeMap::new();
+    let mut coordinator_keys: BTreeMap<i16, &SchemaIdentity> = BTreeMap::new();
+    let mut coordinator_values: BTreeMap<i16, &SchemaIdentity> = BTreeMap::new();
     for m in messages {
         let Some(key) = m.api_key else { continue };
         let (seen, what, rule) = match m.kind {
             MessageKind::Request => (&mut requests, "request", 36),
             MessageKind::Response => (&mut responses, "response", 36),
-            MessageKind::Metadata => (&mut records, "metadata record", 37),
+            MessageKind::Metadata => (&mut records, record_kind(m.kind), 37),
+            MessageKind::CoordinatorKey => (&mut coordinator_keys, record_kind(m.kind), 37),
+            MessageKind::CoordinatorValue => (&mut coordinator_values, record_kind(m.kind), 37),
             _ => continue,
         };
         match seen.get(&key) {

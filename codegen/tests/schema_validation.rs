@@ -642,8 +642,32 @@ fn rule_37_metadata_record_ids_are_unique() {
     let errs: Vec<String> = validate_set(&set).iter().map(ToString::to_string).collect();
     assert_eq!(
         errs,
-        ["OtherRecord.json: $: metadata record OtherRecord has apiKey 2, already used by metadata record TopicRecord in TopicRecord.json (rule 37: metadata record ids (their apiKey) are unique)"]
+        ["OtherRecord.json: $: metadata record OtherRecord has apiKey 2, already used by metadata record TopicRecord in TopicRecord.json (rule 37: metadata and coordinator record types (their apiKey) are unique within each kind)"]
     );
+}
+
+/// Kafka 4.x's coordinator records: a key schema and a value schema share a record type, and
+/// each kind's record types are unique.
+#[test]
+fn rule_37_coordinator_record_types_are_unique_per_kind() {
+    let set = [
+        message("GroupMetadataKey.json", "coordinator-key", "GroupMetadataKey", 2),
+        message("GroupMetadataValue.json", "coordinator-value", "GroupMetadataValue", 2),
+        message("OffsetCommitKey.json", "coordinator-key", "OffsetCommitKey", 1),
+        message("OtherKey.json", "coordinator-key", "OtherKey", 1),
+        // Metadata records have their own key space.
+        message("TopicRecord.json", "metadata", "TopicRecord", 2),
+    ];
+    let errs: Vec<String> = validate_set(&set).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errs,
+        ["OtherKey.json: $: coordinator record key OtherKey has apiKey 1, already used by coordinator record key OffsetCommitKey in OffsetCommitKey.json (rule 37: metadata and coordinator record types (their apiKey) are unique within each kind)"]
+    );
+    let keyless = r#"{ "type": "coordinator-value", "name": "NoKeyValue", "validVersions": "0",
+        "flexibleVersions": "0+", "fields": [] }"#;
+    let errs = errors("NoKeyValue.json", keyless);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].to_string().contains("coordinator record value NoKeyValue has no `apiKey`"), "{}", errs[0]);
 }
 
 #[test]

@@ -8,7 +8,10 @@
 //! (tagged structs included, null or present) and unknown tags, always in the canonical form
 //! Kafka writes (tags ascending, known tags only when not default), so that re-encoding a
 //! decoded value must reproduce the bytes exactly. `Defaults` writes every field at its
-//! default, which is how a tagged struct is known to differ from its default.
+//! default, which is how a tagged struct is known to differ from its default. `Maximal` sets
+//! everything: no nulls, every known tagged field at a value that is not its default, two
+//! elements in every array, numbers at their type's maximum, and two unknown tags in every
+//! flexible struct.
 
 use std::collections::HashMap;
 
@@ -20,6 +23,7 @@ pub enum Mode {
     Minimal,
     Random(Rng),
     Defaults,
+    Maximal,
 }
 
 /// A small deterministic generator (xorshift64*), seeded by the property tests.
@@ -112,13 +116,17 @@ pub fn empty_record_batch() -> Vec<u8> {
 impl Writer<'_> {
     fn random(&mut self) -> Option<&mut Rng> {
         match &mut self.mode {
-            Mode::Minimal | Mode::Defaults => None,
+            Mode::Minimal | Mode::Defaults | Mode::Maximal => None,
             Mode::Random(rng) => Some(rng),
         }
     }
 
     fn defaults(&self) -> bool {
         matches!(self.mode, Mode::Defaults)
+    }
+
+    fn maximal(&self) -> bool {
+        matches!(self.mode, Mode::Maximal)
     }
 
     /// The bytes of struct `name` with every field at its default (and no tagged fields).
@@ -155,9 +163,13 @@ impl Writer<'_> {
         if !layout.flexible {
             return;
         }
+        // Unknown tags, numbered so they never collide with a known one.
+        let known: Vec<u32> = fields.iter().filter_map(|f| f.tag).collect();
+        if self.maximal() {
+            let free = (20u32..).filter(|tag| !known.contains(tag));
+            tagged.extend(free.take(2).zip([vec![0xca, 0xfe], Vec::new()]));
+        }
         if let Some(rng) = self.random() {
-            // Unknown tags, numbered so they never collide with a known one.
-            let known: Vec<u32> = fields.iter().filter_map(|f| f.tag).collect();
             let extra = rng.below(3);
             for _ in 0..extra {
                 let tag = 20 + rng.below(200) as u32;
@@ -185,7 +197,7 @@ impl Writer<'_> {
         if matches!(self.mode, Mode::Minimal | Mode::Defaults) {
             return None;
         }
-        let include = self.random().is_some_and(|rng| rng.chance(1, 2));
+        let include = self.maximal() || self.random().is_some_and(|rng| rng.chance(1, 2));
         if !include {
             return None;
         }
@@ -299,7 +311,8 @@ impl Writer<'_> {
         }
         match ty {
             FieldType::Bool => {
-                let b = self.random().map_or(0, |rng| rng.below(2) as u8);
+                let maximal = self.maximal();
+                let b = self.random().map_or(u8::from(maximal), |rng| rng.below(2) as u8);
                 self.out.push(b);
             }
             FieldType::Int8
@@ -308,19 +321,27 @@ impl Writer<'_> {
             | FieldType::Int32
             | FieldType::Uint32
             | FieldType::Int64 => {
-                let v = self.random().map_or(0, |rng| rng.next_u64() as i64);
+                let maximal = self.maximal();
+                let v = match self.random() {
+                    Some(rng) => rng.next_u64() as i64,
+                    None if maximal => max_of(ty),
+                    None => 0,
+                };
                 self.put_int(ty, v);
             }
             FieldType::Float64 => {
-                let bits = self.random().map_or(0, |rng| {
+                let maximal = if self.maximal() { f64::MAX.to_bits() } else { 0 };
+                let bits = self.random().map_or(maximal, |rng| {
                     let f = (rng.next_u64() as i64 as f64) / 1000.0;
                     f.to_bits()
                 });
                 self.out.extend_from_slice(&bits.to_be_bytes());
             }
             FieldType::Uuid => {
+                let maximal = self.maximal();
                 let raw: Vec<u8> = match self.random() {
                     Some(rng) => (0..16).map(|_| rng.next_u64() as u8).collect(),
+                    None if maximal => vec![0xff; 16],
                     None => vec![0; 16],
                 };
                 self.out.extend_from_slice(&raw);
@@ -330,11 +351,13 @@ impl Writer<'_> {
                     put_null(&mut self.out, compact, false);
                     return;
                 }
+                let maximal = self.maximal();
                 let s = match self.random() {
                     Some(rng) => {
                         let pool = ["", "a", "topic-1", "ünïcødé", "🚀", "__consumer_offsets"];
                         pool[rng.below(pool.len() as u64) as usize].to_string()
                     }
+                    None if maximal => "maximal-ünïcødé-🚀".to_string(),
                     None => String::new(),
                 };
                 self.put_string(&s, compact);
@@ -344,11 +367,13 @@ impl Writer<'_> {
                     put_null(&mut self.out, compact, true);
                     return;
                 }
+                let maximal = self.maximal();
                 let b: Vec<u8> = match self.random() {
                     Some(rng) => {
                         let n = rng.below(9) as usize;
                         (0..n).map(|_| rng.next_u64() as u8).collect()
                     }
+                    None if maximal => vec![0xff, 0x00, 0x80],
                     None => Vec::new(),
                 };
                 put_compact_len(&mut self.out, b.len(), compact, true);
@@ -384,14 +409,28 @@ impl Writer<'_> {
             put_null(&mut self.out, compact, true);
             return;
         }
+        let maximal = self.maximal();
         let n = match self.random() {
             Some(rng) => rng.below(4) as usize + usize::from(non_empty),
+            None if maximal => 2,
             None => 1,
         };
         put_compact_len(&mut self.out, n, compact, true);
         for _ in 0..n {
             self.write_field(inner, false, compact, &DefaultValue::Implicit);
         }
+    }
+}
+
+/// The largest value of an integer type, as the bits `put_int` writes.
+fn max_of(ty: &FieldType) -> i64 {
+    match ty {
+        FieldType::Int8 => i8::MAX.into(),
+        FieldType::Int16 => i16::MAX.into(),
+        FieldType::Uint16 => u16::MAX.into(),
+        FieldType::Int32 => i32::MAX.into(),
+        FieldType::Uint32 => u32::MAX.into(),
+        _ => i64::MAX,
     }
 }
 

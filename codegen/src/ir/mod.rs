@@ -90,6 +90,11 @@ pub enum MessageKind {
     Header,
     Data,
     Metadata,
+    /// `coordinator-key` (Kafka 4.x): the key of a group, share or transaction coordinator
+    /// record; `apiKey` is the record type.
+    CoordinatorKey,
+    /// `coordinator-value`: the value of the coordinator record of the same `apiKey`.
+    CoordinatorValue,
 }
 
 /// One schema file, lowered.
