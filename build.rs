@@ -1,6 +1,11 @@
-//! Generates every message of Kafka's schema corpus into `OUT_DIR` (see README: "Where Kafka's schemas come from").
+//! Generates every message of Kafka's schema corpus into `OUT_DIR` (see README: "Where Kafka's schemas come from"),
+//! and the README's code samples for this package's doc tests.
+
+/// The README section whose samples `kafka-wire-connection` compiles (it depends on this package).
+const CONNECTION_SECTION: &str = "## Talking to a broker";
 
 fn main() {
+    readme_without_connection_section();
     println!("cargo:rerun-if-env-changed=KAFKA_SCHEMAS_DIR");
     let root = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let schemas = kafka_wire_codegen::locate_kafka_schemas(&root).unwrap_or_else(|e| panic!("{e}"));
@@ -8,4 +13,23 @@ fn main() {
     if let Err(e) = kafka_wire_codegen::Config::new().for_build_script().schema_dir(&schemas).json(json).write() {
         panic!("generating Kafka's messages from {}: {e}", schemas.display());
     }
+}
+
+/// `OUT_DIR/README.md`: the README without the section about the connection crate.
+fn readme_without_connection_section() {
+    println!("cargo:rerun-if-changed=README.md");
+    let readme = std::fs::read_to_string("README.md").expect("README.md readable");
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in readme.lines() {
+        if line.starts_with("## ") {
+            skipping = line == CONNECTION_SECTION;
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let dir = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(dir.join("README.md"), out).expect("OUT_DIR writable");
 }

@@ -29,7 +29,8 @@ pub mod messages {
     include!(concat!(env!("OUT_DIR"), "/kafka-wire/mod.rs"));
 }
 
-/// The README's code samples, compiled and run as doc tests.
-#[doc = include_str!("../README.md")]
+/// The README's code samples, compiled and run as doc tests (those of "Talking to a broker"
+/// by `kafka-wire-connection`, which depends on this package).
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/README.md"))]
 #[cfg(all(doctest, feature = "json"))]
 pub struct ReadmeDoctests;

@@ -19,11 +19,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub mod alloc;
 pub mod broker;
 pub mod cli;
+pub mod kafka;
 pub mod legacy_client;
 pub mod tansu;
 
 pub use broker::{broker, kwire_broker_bin, BrokerOptions, BrokerProcess};
 pub use cli::{kwire, kwire_bin, kwire_output, lines, segments, tree, wait_for};
+pub use kafka::Kafka;
 pub use legacy_client::*;
 pub use tansu::Tansu;
 

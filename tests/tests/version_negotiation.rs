@@ -1,16 +1,12 @@
 //! Version negotiation: `VersionRange::intersect`, `ApiKey::negotiate` and
-//! `NegotiatedVersions` over the `ApiVersionsResponse` of a real broker (tansu 0.6), whose
-//! negotiated versions are then used for real requests.
+//! `NegotiatedVersions` over the `ApiVersionsResponse` of a real broker (tansu 0.6, through
+//! `kafka-wire-connection`), whose negotiated versions are then used for real requests.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
-
-use bytes::{Bytes, BytesMut};
 use kafka_wire::messages::{
     api_versions_response::ApiVersion, ApiKey, ApiVersionsRequest, ApiVersionsResponse, MetadataRequest,
-    NegotiatedVersions, RequestFrame, RequestKind, ResponseFrame, ResponseKind,
+    NegotiatedVersions,
 };
+use kafka_wire_connection::{Client, ClientConfig};
 use kafka_wire_runtime::VersionRange;
 use kafka_wire_test_support::Tansu;
 
@@ -75,36 +71,17 @@ fn the_helper_covers_a_whole_response() {
     assert_eq!(negotiated.iter().collect::<Vec<_>>(), vec![(ApiKey::Produce, 5), (ApiKey::Metadata, 9)]);
 }
 
-fn round_trip(stream: &mut TcpStream, frame: &RequestFrame) -> ResponseFrame {
-    let mut out = BytesMut::new();
-    frame.encode(&mut out).unwrap();
-    stream.write_all(&out).unwrap();
-    let mut size = [0u8; 4];
-    stream.read_exact(&mut size).unwrap();
-    let mut body = vec![0u8; i32::from_be_bytes(size) as usize];
-    stream.read_exact(&mut body).unwrap();
-    let response = ResponseFrame::decode(Bytes::from(body), frame.api_key(), frame.version())
-        .unwrap_or_else(|e| panic!("tansu's {:?} v{} response: {e}", frame.api_key(), frame.version()));
-    assert_eq!(response.header.correlation_id, frame.header.correlation_id);
-    response
-}
-
-#[test]
-fn negotiation_against_tansu() {
+#[tokio::test]
+async fn negotiation_against_tansu() {
     let Some(tansu) = Tansu::start_or_skip() else { return };
-    let mut stream = TcpStream::connect(tansu.addr()).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let request = ApiVersionsRequest {
-        client_software_name: "kafka-wire-tests".into(),
-        client_software_version: "0.1.0".into(),
-        ..Default::default()
-    };
-    let response = round_trip(&mut stream, &RequestFrame::new(request, 3, 1, Some("kafka-wire")));
-    let ResponseKind::ApiVersions(versions) = response.body else { panic!("not ApiVersions: {response:?}") };
+    let config = ClientConfig { software_name: "kafka-wire-tests".into(), ..ClientConfig::default() };
+    let client = Client::connect(tansu.addr(), config).await.unwrap();
+    let versions = client.api_versions().clone();
     assert_eq!(versions.error_code, 0, "{versions:?}");
     assert!(versions.api_keys.len() >= 10, "tansu lists its APIs: {versions:?}");
 
     let negotiated = NegotiatedVersions::from_response(&versions);
+    assert_eq!(&negotiated, client.negotiated());
     // Every negotiated version is the top of the overlap of the broker's and our ranges,
     // worked out here from the raw response.
     for api in &versions.api_keys {
@@ -118,13 +95,9 @@ fn negotiation_against_tansu() {
     }
 
     // The negotiated versions work: a Metadata request at its version decodes.
-    let metadata = negotiated.version(ApiKey::Metadata).unwrap();
-    let frame = RequestFrame::new(RequestKind::Metadata(MetadataRequest::default()), metadata, 2, Some("kafka-wire"));
-    let response = round_trip(&mut stream, &frame);
-    let ResponseKind::Metadata(body) = response.body else { panic!("not Metadata: {response:?}") };
+    let body = client.send(MetadataRequest::default()).await.unwrap();
     assert!(!body.brokers.is_empty(), "tansu names itself: {body:?}");
     assert_eq!(body.brokers[0].port, i32::from(tansu.port()));
-    let apis = negotiated.version(ApiKey::ApiVersions).unwrap();
-    let again = round_trip(&mut stream, &RequestFrame::new(ApiVersionsRequest::default(), apis, 3, None));
-    assert!(matches!(again.body, ResponseKind::ApiVersions(_)));
+    let again = client.send(ApiVersionsRequest::default()).await.unwrap();
+    assert_eq!(again.api_keys, versions.api_keys);
 }

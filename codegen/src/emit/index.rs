@@ -342,7 +342,17 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
             impl rt::Response for #responses {
                 const API_KEY: i16 = #keys;
             }
+            impl ApiRequest for #requests {
+                const API: ApiKey = ApiKey::#variants;
+            }
         )*
+
+        /// A request of this set, tied to its [`ApiKey`] and to the set's body enums: what a
+        /// connection needs to send it and to hand back its typed response.
+        pub trait ApiRequest: rt::Request<Response: TryFrom<ResponseKind, Error = ResponseKind>> + Into<RequestKind> {
+            /// The API this request belongs to.
+            const API: ApiKey;
+        }
 
         #request_kind
         #response_kind
@@ -447,6 +457,22 @@ fn emit_kind_enum(
     } else {
         quote!(#(ApiKey::#r_variants)|* => return Err(rt::DecodeError::new(rt::DecodeErrorKind::RetiredApi(api_key.key()))),)
     };
+    // The typed body back out of the enum; the enum itself when it holds another API (a set
+    // of one API has no other arm to write).
+    let other_arm = if variants.len() > 1 { quote!(other => Err(other),) } else { quote!() };
+    let try_from = quote! {
+        #(
+            impl TryFrom<#kind> for #bodies {
+                type Error = #kind;
+                fn try_from(body: #kind) -> Result<Self, #kind> {
+                    match body {
+                        #kind::#variants(b) => Ok(b),
+                        #other_arm
+                    }
+                }
+            }
+        )*
+    };
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, PartialEq)]
@@ -459,6 +485,8 @@ fn emit_kind_enum(
                 fn from(body: #bodies) -> Self { #kind::#variants(body) }
             }
         )*
+
+        #try_from
 
         impl #kind {
             /// The API this body belongs to.

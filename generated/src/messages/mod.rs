@@ -117,12 +117,26 @@ impl rt::Request for ModifyTopicRequest {
 impl rt::Response for ModifyTopicResponse {
     const API_KEY: i16 = 5;
 }
+impl ApiRequest for ModifyTopicRequest {
+    const API: ApiKey = ApiKey::ModifyTopic;
+}
 impl rt::Request for BrokerRegistrationRequest {
     const API_KEY: i16 = 62;
     type Response = BrokerRegistrationResponse;
 }
 impl rt::Response for BrokerRegistrationResponse {
     const API_KEY: i16 = 62;
+}
+impl ApiRequest for BrokerRegistrationRequest {
+    const API: ApiKey = ApiKey::BrokerRegistration;
+}
+/// A request of this set, tied to its [`ApiKey`] and to the set's body enums: what a
+/// connection needs to send it and to hand back its typed response.
+pub trait ApiRequest: rt::Request<
+        Response: TryFrom<ResponseKind, Error = ResponseKind>,
+    > + Into<RequestKind> {
+    /// The API this request belongs to.
+    const API: ApiKey;
 }
 /// A request body of any API.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,6 +154,24 @@ impl From<ModifyTopicRequest> for RequestKind {
 impl From<BrokerRegistrationRequest> for RequestKind {
     fn from(body: BrokerRegistrationRequest) -> Self {
         RequestKind::BrokerRegistration(body)
+    }
+}
+impl TryFrom<RequestKind> for ModifyTopicRequest {
+    type Error = RequestKind;
+    fn try_from(body: RequestKind) -> Result<Self, RequestKind> {
+        match body {
+            RequestKind::ModifyTopic(b) => Ok(b),
+            other => Err(other),
+        }
+    }
+}
+impl TryFrom<RequestKind> for BrokerRegistrationRequest {
+    type Error = RequestKind;
+    fn try_from(body: RequestKind) -> Result<Self, RequestKind> {
+        match body {
+            RequestKind::BrokerRegistration(b) => Ok(b),
+            other => Err(other),
+        }
     }
 }
 impl RequestKind {
@@ -214,6 +246,24 @@ impl From<ModifyTopicResponse> for ResponseKind {
 impl From<BrokerRegistrationResponse> for ResponseKind {
     fn from(body: BrokerRegistrationResponse) -> Self {
         ResponseKind::BrokerRegistration(body)
+    }
+}
+impl TryFrom<ResponseKind> for ModifyTopicResponse {
+    type Error = ResponseKind;
+    fn try_from(body: ResponseKind) -> Result<Self, ResponseKind> {
+        match body {
+            ResponseKind::ModifyTopic(b) => Ok(b),
+            other => Err(other),
+        }
+    }
+}
+impl TryFrom<ResponseKind> for BrokerRegistrationResponse {
+    type Error = ResponseKind;
+    fn try_from(body: ResponseKind) -> Result<Self, ResponseKind> {
+        match body {
+            ResponseKind::BrokerRegistration(b) => Ok(b),
+            other => Err(other),
+        }
     }
 }
 impl ResponseKind {

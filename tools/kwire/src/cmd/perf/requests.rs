@@ -1,13 +1,12 @@
 //! `kwire perf requests`: round trips of modern Kafka requests, one at a time over one
-//! connection, for measuring what a hop (such as `kwire tap`) adds against a direct connection.
+//! connection (`kafka-wire-connection`), for measuring what a hop (such as `kwire tap`) adds
+//! against a direct connection.
 
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use kafka_wire::messages::{ApiKey, ApiVersionsRequest, MetadataRequest, RequestFrame, RequestKind, ResponseFrame};
-use kafka_wire::{Bytes, BytesMut};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use kafka_wire::messages::{ApiKey, ApiVersionsRequest, MetadataRequest, RequestKind};
+use kafka_wire_connection::{Client, ClientConfig};
 
 use crate::cluster::{Cluster, CmdResult};
 
@@ -30,28 +29,21 @@ pub struct PerfRequestsArgs {
 
 pub async fn run(cluster: &Cluster, a: PerfRequestsArgs) -> CmdResult {
     let broker = cluster.broker.first().ok_or("perf requests needs --broker HOST:PORT")?;
-    let mut stream = TcpStream::connect(broker).await.map_err(|e| format!("{broker}: {e}"))?;
-    stream.set_nodelay(true)?;
+    let client = Client::connect(broker.as_str(), ClientConfig::default().client_id("kwire-perf"))
+        .await
+        .map_err(|e| format!("{broker}: {e}"))?;
     let (body, version): (RequestKind, i16) = match a.api {
         Probe::ApiVersions => (ApiVersionsRequest::default().into(), 3),
         Probe::Metadata => (MetadataRequest { topics: Some(Vec::new()), ..Default::default() }.into(), 12),
     };
     let api = body.api_key();
     let mut nanos = Vec::with_capacity(a.requests);
-    let mut out = BytesMut::new();
     for i in 0..a.requests + 100 {
-        out.clear();
-        RequestFrame::new(body.clone(), version, i as i32, Some("kwire-perf")).encode(&mut out)?;
         let started = Instant::now();
-        stream.write_all(&out).await?;
-        let mut size = [0u8; 4];
-        stream.read_exact(&mut size).await?;
-        let mut frame = vec![0u8; i32::from_be_bytes(size).max(0) as usize];
-        stream.read_exact(&mut frame).await?;
+        let response = client.send_kind(body.clone(), version).await?;
         let elapsed = started.elapsed();
-        let response = ResponseFrame::decode(Bytes::from(frame), api, version)?;
-        if response.header.correlation_id != i as i32 {
-            return Err(format!("response {} answers request {i}", response.header.correlation_id).into());
+        if response.map(|r| r.api) != Some(api) {
+            return Err(format!("request {i} got no {} response", api.name()).into());
         }
         if i >= 100 {
             nanos.push(elapsed.as_nanos() as u64);

@@ -1,0 +1,291 @@
+//! Routing over a cluster: bootstrap servers, then Metadata for the brokers and partition
+//! leaders, FindCoordinator for groups and transactions, one [`Client`] per broker. Requests
+//! that fail with a retriable error (NOT_LEADER_OR_FOLLOWER, a lost connection, ...) refresh
+//! the metadata and are retried a bounded number of times. It routes; it does not batch: users
+//! bring their record batches.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::Duration;
+
+use kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest;
+use kafka_wire::messages::metadata_request::MetadataRequestTopic;
+use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kafka_wire::messages::produce_response::PartitionProduceResponse;
+use kafka_wire::messages::{ApiKey, MetadataRequest, ProduceRequest};
+use kafka_wire::{ErrorCode, Records};
+use tokio::sync::Mutex;
+
+use crate::{Client, ClientConfig, Error};
+
+/// Which coordinator FindCoordinator looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordinatorType {
+    Group = 0,
+    Transaction = 1,
+}
+
+#[derive(Default)]
+struct Routes {
+    /// `host:port` of each broker.
+    brokers: HashMap<i32, String>,
+    /// The leader of each partition.
+    leaders: HashMap<(String, i32), i32>,
+    clients: HashMap<i32, Client>,
+}
+
+/// A cluster reached through bootstrap servers.
+pub struct Cluster {
+    bootstrap: Vec<String>,
+    config: ClientConfig,
+    routes: Mutex<Routes>,
+    /// How many times a retriable failure is tried in all (default 5).
+    pub attempts: u32,
+    /// The pause before the first retry, doubled every time (default 100 ms)...
+    pub backoff: Duration,
+    /// ...up to this (default 2 s).
+    pub max_backoff: Duration,
+}
+
+impl Cluster {
+    /// A cluster known through `bootstrap` (`host:port` each, or comma-separated lists as in
+    /// Kafka's `bootstrap.servers`); connects to the first that answers and reads the brokers
+    /// from Metadata.
+    pub async fn connect(bootstrap: &[&str], config: ClientConfig) -> Result<Cluster, Error> {
+        let cluster = Cluster {
+            bootstrap: bootstrap
+                .iter()
+                .flat_map(|s| s.split(','))
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+            config,
+            routes: Mutex::new(Routes::default()),
+            attempts: 5,
+            backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(2),
+        };
+        cluster.refresh(&[]).await?;
+        Ok(cluster)
+    }
+
+    /// Reads Metadata (for `topics`, or brokers only when empty) from any reachable broker
+    /// and replaces what is known of them.
+    pub async fn refresh(&self, topics: &[&str]) -> Result<(), Error> {
+        let client = self.any().await?;
+        let request = MetadataRequest {
+            topics: Some(
+                topics.iter().map(|t| MetadataRequestTopic { name: Some((*t).into()), ..Default::default() }).collect(),
+            ),
+            ..Default::default()
+        };
+        let metadata = client.send(request).await?;
+        let mut routes = self.routes.lock().await;
+        routes.brokers = metadata.brokers.iter().map(|b| (b.node_id.get(), format!("{}:{}", b.host, b.port))).collect();
+        for topic in &metadata.topics {
+            let Some(name) = &topic.name else { continue };
+            routes.leaders.retain(|(t, _), _| t != name.as_str());
+            for p in topic.partitions.iter().filter(|p| p.error_code == ErrorCode::NONE) {
+                routes.leaders.insert((name.to_string(), p.partition_index), p.leader_id.get());
+            }
+        }
+        let live: Vec<i32> = routes.brokers.keys().copied().collect();
+        routes.clients.retain(|id, _| live.contains(id));
+        Ok(())
+    }
+
+    /// A connection to any broker: one already open, else the known brokers and then the
+    /// bootstrap servers in turn.
+    pub async fn any(&self) -> Result<Client, Error> {
+        let (open, mut addresses) = {
+            let routes = self.routes.lock().await;
+            let open = routes.clients.values().next().cloned();
+            (open, routes.brokers.values().cloned().collect::<Vec<_>>())
+        };
+        if let Some(client) = open {
+            return Ok(client);
+        }
+        addresses.extend(self.bootstrap.iter().cloned());
+        let mut last = Error::Routing("no bootstrap server given".into());
+        for address in addresses {
+            match Client::connect(address.as_str(), self.config.clone()).await {
+                Ok(client) => return Ok(client),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    /// The connection to broker `id` (opened on first use).
+    pub async fn broker(&self, id: i32) -> Result<Client, Error> {
+        let address = {
+            let routes = self.routes.lock().await;
+            if let Some(client) = routes.clients.get(&id) {
+                return Ok(client.clone());
+            }
+            routes.brokers.get(&id).cloned().ok_or_else(|| Error::Routing(format!("no broker {id} in the metadata")))?
+        };
+        let client = Client::connect(address.as_str(), self.config.clone()).await?;
+        self.routes.lock().await.clients.insert(id, client.clone());
+        Ok(client)
+    }
+
+    /// The connection to the leader of `topic`'s `partition`, reading Metadata when unknown.
+    pub async fn leader(&self, topic: &str, partition: i32) -> Result<Client, Error> {
+        let key = (topic.to_string(), partition);
+        let known = self.routes.lock().await.leaders.get(&key).copied();
+        let id = match known {
+            Some(id) => id,
+            None => {
+                self.refresh(&[topic]).await?;
+                let id = self.routes.lock().await.leaders.get(&key).copied();
+                id.ok_or_else(|| Error::Routing(format!("no leader for {topic}-{partition}")))?
+            }
+        };
+        self.broker(id).await
+    }
+
+    /// The connection to the coordinator of a group or transactional id. While the cluster
+    /// creates the internal topic behind it, Kafka answers COORDINATOR_NOT_AVAILABLE: that and
+    /// the other retriable answers are retried, `attempts` times in all.
+    pub async fn coordinator(&self, kind: CoordinatorType, key: &str) -> Result<Client, Error> {
+        self.retrying(|| self.find_coordinator(kind, key)).await
+    }
+
+    async fn find_coordinator(&self, kind: CoordinatorType, key: &str) -> Result<Client, Error> {
+        let client = self.any().await?;
+        let version =
+            client.version_of(ApiKey::FindCoordinator).ok_or(Error::NoCommonVersion(ApiKey::FindCoordinator))?;
+        let mut request = FindCoordinatorRequest { key_type: kind as i8, ..Default::default() };
+        if version >= 4 {
+            request.coordinator_keys = vec![key.into()];
+        } else {
+            request.key = key.into();
+        }
+        let answer = client.send_at(request, version).await?;
+        let (node, code, message) = match answer.coordinators.first() {
+            Some(c) if version >= 4 => (c.node_id, c.error_code, c.error_message.clone()),
+            _ => (answer.node_id, answer.error_code, answer.error_message.clone()),
+        };
+        if code != ErrorCode::NONE {
+            return Err(Error::Broker { api: ApiKey::FindCoordinator, code, message: message.map(|m| m.to_string()) });
+        }
+        self.broker(node.get()).await
+    }
+
+    /// Runs `attempt` against the leader of `topic`'s `partition`; on a retriable error it
+    /// forgets that leader (and its connection, if the connection failed), waits, refreshes
+    /// the metadata and tries again, `attempts` times in all.
+    pub async fn with_leader<T, F, Fut>(&self, topic: &str, partition: i32, attempt: F) -> Result<T, Error>
+    where
+        F: Fn(Client) -> Fut,
+        Fut: Future<Output = Result<T, Error>>,
+    {
+        let mut pause = self.backoff;
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let result = match self.leader(topic, partition).await {
+                Ok(client) => attempt(client).await,
+                Err(e) => Err(e),
+            };
+            match result {
+                Ok(value) => return Ok(value),
+                Err(e) if e.is_retriable() || matches!(e, Error::Routing(_)) => {
+                    if tries >= self.attempts {
+                        return Err(Error::RetriesExhausted { attempts: tries, last: Box::new(e) });
+                    }
+                    tracing::debug!(topic, partition, error = %e, tries, "retrying on a fresh leader");
+                    self.forget(topic, partition, &e).await;
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(self.max_backoff);
+                    let _ = self.refresh(&[topic]).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Runs `op` until it succeeds or fails with an error that is not retriable (a broker
+    /// error code that is, such as COORDINATOR_LOAD_IN_PROGRESS, counts when `op` returns it
+    /// as [`Error::Broker`]), `attempts` times in all, with the backoff doubling.
+    pub async fn retrying<T, F, Fut>(&self, op: F) -> Result<T, Error>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, Error>>,
+    {
+        let mut pause = self.backoff;
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match op().await {
+                Err(e) if e.is_retriable() && tries < self.attempts => {
+                    tracing::debug!(error = %e, tries, "retrying");
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(self.max_backoff);
+                }
+                Err(e) if e.is_retriable() => {
+                    return Err(Error::RetriesExhausted { attempts: tries, last: Box::new(e) })
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn forget(&self, topic: &str, partition: i32, error: &Error) {
+        let mut routes = self.routes.lock().await;
+        let leader = routes.leaders.remove(&(topic.to_string(), partition));
+        if matches!(error, Error::Io(_) | Error::Closed(_) | Error::Timeout(_)) {
+            if let Some(id) = leader {
+                routes.clients.remove(&id);
+            }
+        }
+    }
+
+    /// Produces a record batch (or several, concatenated) to `topic`'s `partition` on its
+    /// leader, retrying as [`Cluster::with_leader`] does; a partition error is an
+    /// [`Error::Broker`].
+    pub async fn produce(
+        &self,
+        topic: &str,
+        partition: i32,
+        records: Records,
+        acks: i16,
+        timeout: Duration,
+    ) -> Result<PartitionProduceResponse, Error> {
+        self.with_leader(topic, partition, |client| {
+            let request = ProduceRequest {
+                acks,
+                timeout_ms: timeout.as_millis().min(i32::MAX as u128) as i32,
+                topic_data: vec![TopicProduceData {
+                    name: topic.into(),
+                    partition_data: vec![PartitionProduceData {
+                        index: partition,
+                        records: Some(records.clone()),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            };
+            async move {
+                let response = client.send(request).await?;
+                let answer =
+                    response.responses.into_iter().flat_map(|t| t.partition_responses).find(|p| p.index == partition);
+                match answer {
+                    Some(p) if p.error_code == ErrorCode::NONE => Ok(p),
+                    Some(p) => Err(Error::Broker {
+                        api: ApiKey::Produce,
+                        code: p.error_code,
+                        message: p.error_message.map(|m| m.to_string()),
+                    }),
+                    // acks = 0: nothing comes back.
+                    None if acks == 0 => Ok(PartitionProduceResponse { index: partition, ..Default::default() }),
+                    None => Err(Error::Routing(format!("the produce response has no {topic}-{partition}"))),
+                }
+            }
+        })
+        .await
+    }
+}

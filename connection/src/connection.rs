@@ -1,0 +1,200 @@
+//! The sans-io core: a connection's state with no I/O. [`Connection::send`] appends whole
+//! request frames to an outgoing buffer; [`Connection::receive`] takes whatever bytes arrived,
+//! and [`Connection::next_response`] hands back each whole response, decoded as the type the
+//! request it answers calls for (the response header version follows from that request's api
+//! key and version). Sizes are checked against the configured maximum before anything waits
+//! for or holds the bytes they announce.
+
+use std::collections::HashMap;
+
+use bytes::{Buf, Bytes, BytesMut};
+use kafka_wire::messages::{
+    ApiKey, ApiRequest, RequestFrame, RequestKind, ResponseFrame, ResponseHeader, ResponseKind,
+};
+
+use crate::error::Error;
+
+/// Kafka's default `socket.request.max.bytes`: the largest frame accepted unless configured.
+pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+
+/// A request written and, unless it expects no answer, waiting for its response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sent {
+    pub correlation_id: i32,
+    pub api: ApiKey,
+    pub version: i16,
+    /// False for a Produce with `acks = 0`, which Kafka never answers.
+    pub expects_response: bool,
+    /// The frame's size on the wire, prefix included.
+    pub bytes: usize,
+}
+
+/// A response, matched to its request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Received {
+    pub correlation_id: i32,
+    pub api: ApiKey,
+    /// The version the response was read at (ApiVersions may fall back to 0, see
+    /// [`Connection::next_response`]).
+    pub version: i16,
+    pub header: ResponseHeader,
+    pub body: ResponseKind,
+    /// The frame's size on the wire, prefix included.
+    pub bytes: usize,
+}
+
+impl Received {
+    /// The typed body of the response to `R`.
+    pub fn into_typed<R: ApiRequest>(self) -> Result<R::Response, Error> {
+        let got = self.body.api_key();
+        R::Response::try_from(self.body).map_err(|_| Error::UnexpectedResponse { expected: R::API, got })
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    api: ApiKey,
+    version: i16,
+}
+
+/// A connection's framing, correlation and decoding, with no I/O.
+#[derive(Debug)]
+pub struct Connection {
+    client_id: Option<String>,
+    max_frame_size: usize,
+    next_correlation_id: i32,
+    pending: HashMap<i32, Pending>,
+    outgoing: BytesMut,
+    incoming: BytesMut,
+}
+
+impl Connection {
+    /// A connection that names itself `client_id` in every request header and accepts
+    /// response frames of at most `max_frame_size` bytes.
+    pub fn new(client_id: Option<&str>, max_frame_size: usize) -> Self {
+        Connection {
+            client_id: client_id.map(str::to_string),
+            max_frame_size,
+            next_correlation_id: 0,
+            pending: HashMap::new(),
+            outgoing: BytesMut::new(),
+            incoming: BytesMut::new(),
+        }
+    }
+
+    /// Appends a request frame of `request` at `version` to the outgoing bytes.
+    pub fn send<R: ApiRequest>(&mut self, request: R, version: i16) -> Result<Sent, Error> {
+        self.send_kind(request.into(), version)
+    }
+
+    /// [`Connection::send`] for a body of any API.
+    pub fn send_kind(&mut self, body: RequestKind, version: i16) -> Result<Sent, Error> {
+        let api = body.api_key();
+        if !api.valid_versions().is_some_and(|range| range.contains(version)) {
+            return Err(Error::UnsupportedVersion { api, version });
+        }
+        let expects_response = !matches!(&body, RequestKind::Produce(p) if p.acks == 0);
+        let correlation_id = self.next_correlation_id;
+        let frame = RequestFrame::new(body, version, correlation_id, self.client_id.as_deref());
+        let start = self.outgoing.len();
+        frame.encode(&mut self.outgoing).map_err(|source| {
+            self.outgoing.truncate(start);
+            Error::Encode { api, version, source }
+        })?;
+        self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
+        if expects_response {
+            self.pending.insert(correlation_id, Pending { api, version });
+        }
+        Ok(Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start })
+    }
+
+    /// Appends a request of `api` whose body is already encoded, under header version
+    /// `version`, which need not be one this code can write: how a proxy forwards, and how a
+    /// broker's answer to a version it does not know is tested. The response is read at
+    /// `read_as`, a version this code knows.
+    pub fn send_encoded(&mut self, api: ApiKey, version: i16, body: &[u8], read_as: i16) -> Result<Sent, Error> {
+        let correlation_id = self.next_correlation_id;
+        let header = kafka_wire::messages::RequestHeader {
+            request_api_key: api.key(),
+            request_api_version: version,
+            correlation_id,
+            client_id: self.client_id.as_deref().map(Into::into),
+            ..Default::default()
+        };
+        let header_version = api.request_header_version(read_as);
+        let mut header_bytes = BytesMut::new();
+        kafka_wire::Encode::encode(&header, &mut header_bytes, header_version).map_err(|source| Error::Encode {
+            api,
+            version,
+            source,
+        })?;
+        let size = header_bytes.len() + body.len();
+        let size32 =
+            i32::try_from(size).map_err(|_| Error::FrameTooLarge { size: size as i64, max: i32::MAX as usize })?;
+        let start = self.outgoing.len();
+        self.outgoing.extend_from_slice(&size32.to_be_bytes());
+        self.outgoing.extend_from_slice(&header_bytes);
+        self.outgoing.extend_from_slice(body);
+        self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
+        self.pending.insert(correlation_id, Pending { api, version: read_as });
+        Ok(Sent { correlation_id, api, version, expects_response: true, bytes: self.outgoing.len() - start })
+    }
+
+    /// The bytes waiting to be written.
+    pub fn outgoing(&self) -> &[u8] {
+        &self.outgoing
+    }
+
+    /// Takes the bytes waiting to be written, leaving none.
+    pub fn take_outgoing(&mut self) -> Bytes {
+        self.outgoing.split().freeze()
+    }
+
+    /// Takes bytes read from the socket.
+    pub fn receive(&mut self, bytes: &[u8]) {
+        self.incoming.extend_from_slice(bytes);
+    }
+
+    /// How many requests wait for a response.
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The next whole response, if its bytes have all arrived. A frame larger than the maximum
+    /// or of an impossible size leaves the stream unreadable (the caller closes the
+    /// connection); a response that does not decode is an error for its request only.
+    ///
+    /// ApiVersions is read at the version asked for and, if that fails, at version 0: a broker
+    /// that does not know the version answers in version 0 with UNSUPPORTED_VERSION and its
+    /// own ranges (KIP-511), as Kafka's own client expects.
+    pub fn next_response(&mut self) -> Result<Option<Received>, Error> {
+        if self.incoming.len() < 4 {
+            return Ok(None);
+        }
+        let size = i32::from_be_bytes([self.incoming[0], self.incoming[1], self.incoming[2], self.incoming[3]]);
+        if size < 4 {
+            return Err(Error::BadFrameSize(size));
+        }
+        if size as usize > self.max_frame_size {
+            return Err(Error::FrameTooLarge { size: i64::from(size), max: self.max_frame_size });
+        }
+        let bytes = 4 + size as usize;
+        if self.incoming.len() < bytes {
+            return Ok(None);
+        }
+        let mut frame = self.incoming.split_to(bytes).freeze();
+        frame.advance(4);
+        let correlation_id = i32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]);
+        let Some(Pending { api, version }) = self.pending.remove(&correlation_id) else {
+            return Err(Error::UnknownCorrelationId(correlation_id));
+        };
+        let decoded = match ResponseFrame::decode(frame.clone(), api, version) {
+            Err(_) if api == ApiKey::ApiVersions && version != 0 => {
+                ResponseFrame::decode(frame, api, 0).map(|f| (f, 0))
+            }
+            other => other.map(|f| (f, version)),
+        };
+        let (decoded, version) = decoded.map_err(|source| Error::Decode { api, version, correlation_id, source })?;
+        Ok(Some(Received { correlation_id, api, version, header: decoded.header, body: decoded.body, bytes }))
+    }
+}

@@ -1,0 +1,78 @@
+//! What can go wrong on a connection, as one error type that names what failed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kafka_wire::messages::ApiKey;
+use kafka_wire::{DecodeError, EncodeError, ErrorCode};
+
+/// An error of a connection. Cloneable, so that a connection that fails can hand the same
+/// error to every request waiting on it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Error {
+    /// A response frame declared more bytes than the configured maximum.
+    #[error("a response frame of {size} bytes exceeds the maximum of {max} bytes")]
+    FrameTooLarge { size: i64, max: usize },
+    /// A response frame declared a negative size, or one too small for a header.
+    #[error("a response frame declared an impossible size of {0} bytes")]
+    BadFrameSize(i32),
+    /// A response answered no request in flight.
+    #[error("a response with correlation id {0} matches no request in flight")]
+    UnknownCorrelationId(i32),
+    /// A response did not decode.
+    #[error("{api:?} v{version} response (correlation id {correlation_id}): {source}")]
+    Decode { api: ApiKey, version: i16, correlation_id: i32, source: DecodeError },
+    /// A request did not encode.
+    #[error("encoding {api:?} v{version}: {source}")]
+    Encode { api: ApiKey, version: i16, source: EncodeError },
+    /// A version this code cannot write (outside the schema's valid versions).
+    #[error("{api:?} v{version} is not a version this code can write")]
+    UnsupportedVersion { api: ApiKey, version: i16 },
+    /// The broker and this code share no version of an API.
+    #[error("the broker supports no version of {0:?} that this code can write")]
+    NoCommonVersion(ApiKey),
+    /// The response was of another API than the request (a broker or proxy bug).
+    #[error("expected a {expected:?} response, got {got:?}")]
+    UnexpectedResponse { expected: ApiKey, got: ApiKey },
+    /// The socket failed.
+    #[error("I/O: {0}")]
+    Io(Arc<std::io::Error>),
+    /// The connection is closed (by the broker, or after an earlier error).
+    #[error("the connection is closed{}", .0.as_deref().map(|why| format!(": {why}")).unwrap_or_default())]
+    Closed(Option<Arc<str>>),
+    /// No response within the request timeout.
+    #[error("no response within {0:?}")]
+    Timeout(Duration),
+    /// SASL authentication failed: Kafka's error code and message.
+    #[error("authentication failed ({code}): {message}")]
+    Authentication { code: ErrorCode, message: String },
+    /// The broker does not enable the SASL mechanism asked for.
+    #[error("the broker does not enable SASL mechanism {mechanism} (it enables {enabled:?})")]
+    MechanismNotEnabled { mechanism: String, enabled: Vec<String> },
+    /// The broker answered a request with an error code.
+    #[error("{api:?} failed with {code}{}", .message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Broker { api: ApiKey, code: ErrorCode, message: Option<String> },
+    /// A retriable error persisted after the retries allowed.
+    #[error("gave up after {attempts} attempts: {last}")]
+    RetriesExhausted { attempts: u32, last: Box<Error> },
+    /// A name did not resolve, or the cluster has no broker for what was asked.
+    #[error("{0}")]
+    Routing(String),
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(Arc::new(e))
+    }
+}
+
+impl Error {
+    /// Whether retrying (after refreshing metadata) may succeed.
+    pub fn is_retriable(&self) -> bool {
+        match self {
+            Error::Broker { code, .. } => code.is_retriable(),
+            Error::Io(_) | Error::Closed(_) | Error::Timeout(_) => true,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! A typed connection to Apache Kafka brokers, on the generated messages of `kafka-wire`.
+//!
+//! - [`Connection`]: the sans-io core. Framing, correlation ids, the response header version
+//!   each request calls for, typed responses; no I/O, never a panic on what a peer sends.
+//! - [`Client`]: one broker over tokio. The ApiVersions handshake (with KIP-511's fallback),
+//!   SASL PLAIN and SCRAM, requests at the highest common version, pipelining, timeouts.
+//! - [`Cluster`]: bootstrap servers, metadata, and the leader of a partition or the
+//!   coordinator of a group, with retries on the errors that call for them.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), kafka_wire_connection::Error> {
+//! use kafka_wire::messages::MetadataRequest;
+//! use kafka_wire_connection::{Client, ClientConfig};
+//!
+//! let client = Client::connect("127.0.0.1:9092", ClientConfig::default()).await?;
+//! let metadata = client.send(MetadataRequest::default()).await?;
+//! println!("{} brokers", metadata.brokers.len());
+//! # Ok(()) }
+//! ```
+
+mod client;
+pub mod cluster;
+mod config;
+mod connection;
+mod error;
+mod handshake;
+pub mod sasl;
+
+pub use client::Client;
+pub use cluster::{Cluster, CoordinatorType};
+pub use config::ClientConfig;
+pub use connection::{Connection, Received, Sent, DEFAULT_MAX_FRAME_SIZE};
+pub use error::Error;
+pub use handshake::Negotiated;
+pub use sasl::{Credentials, Mechanism};
+
+/// The README's "Talking to a broker" samples, compiled as doc tests.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/talking-to-a-broker.md"))]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

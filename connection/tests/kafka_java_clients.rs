@@ -1,0 +1,231 @@
+//! Kafka's own Java client and ours on the same Apache Kafka 4.4 broker: the Java consumer reads
+//! every record we wrote (each codec, headers, CRCs checked), we read every record the Java
+//! producer wrote (each codec, headers, and a committed and an aborted transaction), and the Java
+//! consumer in read_committed sees exactly the records of the transactions we committed.
+
+use std::sync::OnceLock;
+
+use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kafka_wire::messages::{AddPartitionsToTxnRequest, ApiKey, EndTxnRequest, InitProducerIdRequest, ProduceRequest};
+use kafka_wire::ErrorCode;
+use kafka_wire_connection::cluster::CoordinatorType;
+use kafka_wire_connection::{Client, ClientConfig, Cluster, Error};
+use kafka_wire_records::{BatchOptions, Compression, RecordsExt};
+use kafka_wire_test_support::kafka::java_client;
+use kafka_wire_test_support::Kafka;
+use serde_json::Value;
+
+mod common;
+use common::{batch, batch_with, create_topic, fetch_request, produce_request};
+
+fn kafka() -> Option<&'static Kafka> {
+    static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
+    KAFKA.get_or_init(|| Kafka::start_or_skip(1)).as_ref()
+}
+
+/// A record as both sides see it: key, value, headers.
+type Seen = (Option<String>, Option<String>, Vec<(String, Option<String>)>);
+
+/// The Java consumer's records of partition 0 of `topic`.
+fn java_consume(kafka: &Kafka, topic: &str, n: usize, isolation: &str) -> Vec<Seen> {
+    let out = java_client(&["consume", &kafka.bootstrap(), topic, &n.to_string(), isolation]).unwrap();
+    assert!(out.status.success(), "Java consumer: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let s = |v: &Value| v.as_str().map(str::to_string);
+            let headers = v["headers"].as_array().unwrap().iter().map(|h| (s(&h[0]).unwrap(), s(&h[1]))).collect();
+            (s(&v["key"]), s(&v["value"]), headers)
+        })
+        .collect()
+}
+
+fn text(bytes: Option<&kafka_wire::Bytes>) -> Option<String> {
+    bytes.map(|b| String::from_utf8(b.to_vec()).unwrap())
+}
+
+#[tokio::test]
+async fn kafkas_java_consumer_reads_every_record_we_wrote() {
+    let Some(kafka) = kafka() else { return };
+    let client = Client::connect(kafka.plaintext(), ClientConfig::default()).await.unwrap();
+    let topic = "rust-to-java";
+    create_topic(&client, topic, 1).await;
+    let mut ours: Vec<Seen> = Vec::new();
+    for (codec, tag) in [
+        (Compression::None, "none"),
+        (Compression::Gzip, "gzip"),
+        (Compression::Snappy, "snappy"),
+        (Compression::Lz4, "lz4"),
+        (Compression::Zstd, "zstd"),
+    ] {
+        let records = batch(codec, 40, tag);
+        for r in records.to_vec(Default::default()).unwrap() {
+            let headers = r
+                .headers
+                .iter()
+                .map(|h| (String::from_utf8(h.key.to_vec()).unwrap(), text(h.value.as_ref())))
+                .collect();
+            ours.push((text(r.key.as_ref()), text(r.value.as_ref()), headers));
+        }
+        let answer = client.send(produce_request(topic, 0, records, -1)).await.unwrap();
+        assert_eq!(answer.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
+    }
+    let theirs = java_consume(kafka, topic, ours.len(), "read_uncommitted");
+    assert_eq!(theirs.len(), ours.len());
+    for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(a, b, "record {i}");
+    }
+}
+
+#[tokio::test]
+async fn we_read_every_record_kafkas_java_producer_wrote() {
+    let Some(kafka) = kafka() else { return };
+    let client = Client::connect(kafka.plaintext(), ClientConfig::default()).await.unwrap();
+    let topic = "java-to-rust";
+    let topic_id = create_topic(&client, topic, 1).await;
+    let n = 30;
+    let out = java_client(&["produce", &kafka.bootstrap(), topic, &n.to_string()]).unwrap();
+    assert!(out.status.success(), "Java producer: {}", String::from_utf8_lossy(&out.stderr));
+
+    // Everything the log holds: 5 codecs × n, then n committed and n aborted, and markers.
+    let mut batches = Vec::new();
+    let mut offset = 0;
+    loop {
+        let response = client.send(fetch_request(topic, topic_id, offset, 0)).await.unwrap();
+        let partition = &response.responses[0].partitions[0];
+        assert_eq!(partition.error_code, ErrorCode::NONE);
+        let records = partition.records.clone().unwrap_or_default();
+        records.verify().unwrap();
+        let before = offset;
+        for b in records.batches() {
+            let b = b.unwrap();
+            if b.last_offset() >= offset {
+                offset = b.last_offset() + 1;
+                batches.push(b);
+            }
+        }
+        if offset >= partition.high_watermark || offset == before {
+            break;
+        }
+    }
+    let mut codecs_seen = Vec::new();
+    let mut values = Vec::new();
+    for b in &batches {
+        codecs_seen.push(b.compression().unwrap());
+        if b.is_control() {
+            continue;
+        }
+        for r in b.records().unwrap() {
+            let r = r.unwrap();
+            let value = text(r.value.as_ref()).unwrap();
+            if let Some(codec) =
+                value.strip_prefix("java-").and_then(|v| v.split('-').next()).filter(|c| !c.starts_with("txn"))
+            {
+                assert_eq!(text(r.key.as_ref()).unwrap(), value.replace("-value-", "-key-"));
+                assert_eq!(text(r.headers[0].value.as_ref()).as_deref(), Some(codec));
+            }
+            values.push(value);
+        }
+    }
+    for codec in [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
+        assert!(codecs_seen.contains(&codec), "no {codec:?} batch from the Java producer: {codecs_seen:?}");
+    }
+    for tag in ["none", "gzip", "snappy", "lz4", "zstd"] {
+        let expected: Vec<String> = (0..n).map(|i| format!("java-{tag}-value-{i}")).collect();
+        let got: Vec<&String> = values.iter().filter(|v| v.starts_with(&format!("java-{tag}-value-"))).collect();
+        assert_eq!(got, expected.iter().collect::<Vec<_>>(), "{tag}");
+    }
+    // read_uncommitted sees both transactions' records; read_committed (Kafka's aborted list)
+    // only the committed one.
+    assert_eq!(values.iter().filter(|v| v.starts_with("java-txn-committed-")).count(), n);
+    assert_eq!(values.iter().filter(|v| v.starts_with("java-txn-aborted-")).count(), n);
+    let committed = client.send(fetch_request(topic, topic_id, 0, 1)).await.unwrap();
+    let aborted = committed.responses[0].partitions[0].aborted_transactions.clone().unwrap_or_default();
+    assert_eq!(aborted.len(), 1, "one aborted transaction: {aborted:?}");
+}
+
+#[tokio::test]
+async fn kafkas_java_consumer_in_read_committed_sees_exactly_our_committed_transactions() {
+    let Some(kafka) = kafka() else { return };
+    let cluster = Cluster::connect(&[&kafka.bootstrap()], ClientConfig::default()).await.unwrap();
+    let client = cluster.any().await.unwrap();
+    let topic = "rust-transactions-for-java";
+    create_topic(&client, topic, 1).await;
+    let txn = "rust-txn-for-java";
+    let coordinator = cluster.coordinator(CoordinatorType::Transaction, txn).await.unwrap();
+    let init = InitProducerIdRequest {
+        transactional_id: Some(txn.into()),
+        transaction_timeout_ms: 60_000,
+        ..Default::default()
+    };
+    let init = cluster
+        .retrying(|| async {
+            let answer = coordinator.send(init.clone()).await?;
+            match answer.error_code {
+                ErrorCode::NONE => Ok(answer),
+                code => Err(Error::Broker { api: ApiKey::InitProducerId, code, message: None }),
+            }
+        })
+        .await
+        .unwrap();
+    let (producer_id, epoch) = (init.producer_id, init.producer_epoch);
+    let mut sequence = 0;
+    let mut expected: Vec<Seen> = Vec::new();
+    for (commit, tag) in [(true, "first"), (false, "dropped"), (true, "second")] {
+        let add = AddPartitionsToTxnRequest {
+            v3_and_below_transactional_id: txn.into(),
+            v3_and_below_producer_id: producer_id,
+            v3_and_below_producer_epoch: epoch,
+            v3_and_below_topics: vec![AddPartitionsToTxnTopic {
+                name: topic.into(),
+                partitions: vec![0].into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        cluster
+            .retrying(|| async {
+                let added = coordinator.send_at(add.clone(), 3).await?;
+                match added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code {
+                    ErrorCode::NONE => Ok(()),
+                    code => Err(Error::Broker { api: ApiKey::AddPartitionsToTxn, code, message: None }),
+                }
+            })
+            .await
+            .unwrap();
+        let options = BatchOptions {
+            producer_id: producer_id.get(),
+            producer_epoch: epoch,
+            base_sequence: sequence,
+            transactional: true,
+            ..BatchOptions::new(2, Compression::Snappy)
+        };
+        let records = batch_with(options, 7, tag);
+        sequence += 7;
+        if commit {
+            for r in records.to_vec(Default::default()).unwrap() {
+                let headers = r
+                    .headers
+                    .iter()
+                    .map(|h| (String::from_utf8(h.key.to_vec()).unwrap(), text(h.value.as_ref())))
+                    .collect();
+                expected.push((text(r.key.as_ref()), text(r.value.as_ref()), headers));
+            }
+        }
+        let request = ProduceRequest { transactional_id: Some(txn.into()), ..produce_request(topic, 0, records, -1) };
+        let produced = client.send(request).await.unwrap();
+        assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
+        let end = EndTxnRequest {
+            transactional_id: txn.into(),
+            producer_id,
+            producer_epoch: epoch,
+            committed: commit,
+            ..Default::default()
+        };
+        let ended = coordinator.send_at(end, 4).await.unwrap();
+        assert_eq!(ended.error_code, ErrorCode::NONE, "{tag}");
+    }
+    let seen = java_consume(kafka, topic, expected.len(), "read_committed");
+    assert_eq!(seen, expected, "read_committed: the first and second transactions, nothing of the aborted one");
+}

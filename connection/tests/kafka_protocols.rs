@@ -1,0 +1,392 @@
+//! Kafka 4.4's stateful protocols through the connection, against a real broker (one combined
+//! node shared by this file's tests): idempotent produce, transactions, the classic group
+//! protocol and KIP-848's consumer groups.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kafka_wire::messages::consumer_group_heartbeat_request::TopicPartitions;
+use kafka_wire::messages::join_group_request::JoinGroupRequestProtocol;
+use kafka_wire::messages::leave_group_request::MemberIdentity;
+use kafka_wire::messages::offset_commit_request::{OffsetCommitRequestPartition, OffsetCommitRequestTopic};
+use kafka_wire::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
+use kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment;
+use kafka_wire::messages::{
+    AddPartitionsToTxnRequest, ApiKey, ConsumerGroupHeartbeatRequest, EndTxnRequest, FetchResponse, HeartbeatRequest,
+    InitProducerIdRequest, InitProducerIdResponse, JoinGroupRequest, LeaveGroupRequest, OffsetCommitRequest,
+    OffsetFetchRequest, ProduceRequest, SyncGroupRequest,
+};
+use kafka_wire::{ErrorCode, Records, Uuid};
+use kafka_wire_connection::cluster::CoordinatorType;
+use kafka_wire_connection::{Client, ClientConfig, Cluster, Error};
+use kafka_wire_records::{BatchOptions, Compression, RecordsExt};
+use kafka_wire_test_support::Kafka;
+
+mod common;
+use common::{batch_with, create_topic, fetch_request, produce_request};
+
+fn kafka() -> Option<&'static Kafka> {
+    static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
+    KAFKA.get_or_init(|| Kafka::start_or_skip(1)).as_ref()
+}
+
+/// A batch of `n` records written by producer `(id, epoch)` from `sequence`.
+fn batch(producer: (i64, i16), sequence: i32, n: usize, transactional: bool, tag: &str) -> Records {
+    let options = BatchOptions {
+        producer_id: producer.0,
+        producer_epoch: producer.1,
+        base_sequence: sequence,
+        transactional,
+        ..BatchOptions::new(2, Compression::Lz4)
+    };
+    batch_with(options, n, tag)
+}
+
+fn produce(topic: &str, records: Records, transactional_id: Option<&str>) -> ProduceRequest {
+    ProduceRequest { transactional_id: transactional_id.map(Into::into), ..produce_request(topic, 0, records, -1) }
+}
+
+/// InitProducerId, retried while the transaction coordinator loads (a fresh cluster creates
+/// its state topic on first use).
+async fn init_producer_id(
+    cluster: &Cluster,
+    client: &Client,
+    request: InitProducerIdRequest,
+) -> InitProducerIdResponse {
+    cluster
+        .retrying(|| async {
+            let answer = client.send(request.clone()).await?;
+            match answer.error_code {
+                ErrorCode::NONE => Ok(answer),
+                code => Err(Error::Broker { api: ApiKey::InitProducerId, code, message: None }),
+            }
+        })
+        .await
+        .unwrap()
+}
+
+async fn fetch(client: &Client, topic: &str, topic_id: Uuid, isolation_level: i8) -> FetchResponse {
+    client.send(fetch_request(topic, topic_id, 0, isolation_level)).await.unwrap()
+}
+
+#[tokio::test]
+async fn idempotent_produce_answers_a_resent_batch_once_and_refuses_a_gap() {
+    let Some(kafka) = kafka() else { return };
+    let client = Client::connect(kafka.plaintext(), ClientConfig::default()).await.unwrap();
+    let topic = "idempotent";
+    let topic_id = create_topic(&client, topic, 1).await;
+    // No transactional id: null, which is not this field's default ("", refused as invalid).
+    let init = InitProducerIdRequest { transactional_id: None, transaction_timeout_ms: i32::MAX, ..Default::default() };
+    let cluster = Cluster::connect(&[&kafka.bootstrap()], ClientConfig::default()).await.unwrap();
+    let init = init_producer_id(&cluster, &client, init).await;
+    let producer = (init.producer_id.get(), init.producer_epoch);
+    assert!(producer.0 >= 0);
+
+    let first = batch(producer, 0, 5, false, "a");
+    let answer = client.send(produce(topic, first.clone(), None)).await.unwrap();
+    let p = &answer.responses[0].partition_responses[0];
+    assert_eq!((p.error_code, p.base_offset), (ErrorCode::NONE, 0), "{:?}", p.error_message);
+    // The same batch again: acknowledged with the first offset, written once.
+    let answer = client.send(produce(topic, first, None)).await.unwrap();
+    let p = &answer.responses[0].partition_responses[0];
+    assert_eq!((p.error_code, p.base_offset), (ErrorCode::NONE, 0), "a duplicate is answered as the original");
+    // The next sequence is 5; 7 leaves a gap.
+    let gap = client.send(produce(topic, batch(producer, 7, 1, false, "gap"), None)).await.unwrap();
+    assert_eq!(gap.responses[0].partition_responses[0].error_code, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
+    let next = client.send(produce(topic, batch(producer, 5, 2, false, "b"), None)).await.unwrap();
+    assert_eq!(next.responses[0].partition_responses[0].base_offset, 5);
+
+    let fetched = fetch(&client, topic, topic_id, 0).await;
+    let partition = &fetched.responses[0].partitions[0];
+    assert_eq!(partition.high_watermark, 7, "5 + 2 records, the duplicate and the gap not written");
+    let keys: Vec<String> = partition
+        .records
+        .clone()
+        .unwrap()
+        .records()
+        .map(|r| String::from_utf8(r.unwrap().key.unwrap().to_vec()).unwrap())
+        .collect();
+    assert_eq!(keys, ["a-key-0", "a-key-1", "a-key-2", "a-key-3", "a-key-4", "b-key-0", "b-key-1"]);
+}
+
+#[tokio::test]
+async fn a_committed_and_an_aborted_transaction() {
+    let Some(kafka) = kafka() else { return };
+    let cluster = Cluster::connect(&[&kafka.bootstrap()], ClientConfig::default()).await.unwrap();
+    let client = cluster.any().await.unwrap();
+    let topic = "transactions";
+    let topic_id = create_topic(&client, topic, 1).await;
+    let txn = "kafka-wire-txn";
+    let coordinator = cluster.coordinator(CoordinatorType::Transaction, txn).await.unwrap();
+    let init = InitProducerIdRequest {
+        transactional_id: Some(txn.into()),
+        transaction_timeout_ms: 60_000,
+        ..Default::default()
+    };
+    let init = init_producer_id(&cluster, &coordinator, init).await;
+    let producer = (init.producer_id.get(), init.producer_epoch);
+
+    let mut sequence = 0;
+    for (commit, tag) in [(true, "committed"), (false, "aborted"), (true, "committed-again")] {
+        // Version 3: versions 4 and up of AddPartitionsToTxn are for brokers.
+        let add = AddPartitionsToTxnRequest {
+            v3_and_below_transactional_id: txn.into(),
+            v3_and_below_producer_id: producer.0.into(),
+            v3_and_below_producer_epoch: producer.1,
+            v3_and_below_topics: vec![AddPartitionsToTxnTopic {
+                name: topic.into(),
+                partitions: vec![0].into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        // CONCURRENT_TRANSACTIONS while the last transaction's markers are written: retried,
+        // as Kafka's producer does.
+        cluster
+            .retrying(|| async {
+                let added = coordinator.send_at(add.clone(), 3).await?;
+                match added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code {
+                    ErrorCode::NONE => Ok(()),
+                    code => {
+                        Err(Error::Broker { api: ApiKey::AddPartitionsToTxn, code, message: Some(tag.to_string()) })
+                    }
+                }
+            })
+            .await
+            .unwrap();
+        let records = batch(producer, sequence, 3, true, tag);
+        sequence += 3;
+        let produced = client.send(produce(topic, records, Some(txn))).await.unwrap();
+        assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE, "{tag}");
+        // EndTxn v4: the transaction protocol of Produce v11 (v5 goes with KIP-890's v12).
+        let end = EndTxnRequest {
+            transactional_id: txn.into(),
+            producer_id: producer.0.into(),
+            producer_epoch: producer.1,
+            committed: commit,
+            ..Default::default()
+        };
+        let ended = coordinator.send_at(end, 4).await.unwrap();
+        assert_eq!(ended.error_code, ErrorCode::NONE, "{tag}");
+    }
+
+    // read_committed: the stable offset reaches the end once the markers are written; Kafka
+    // names the aborted transaction so a reader can drop its records.
+    let mut response = fetch(&client, topic, topic_id, 1).await;
+    for _ in 0..50 {
+        let p = &response.responses[0].partitions[0];
+        if p.last_stable_offset == p.high_watermark {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        response = fetch(&client, topic, topic_id, 1).await;
+    }
+    let p = &response.responses[0].partitions[0];
+    // 9 records and 3 markers.
+    assert_eq!((p.high_watermark, p.last_stable_offset), (12, 12));
+    let aborted = p.aborted_transactions.clone().unwrap_or_default();
+    assert_eq!(aborted.len(), 1, "{aborted:?}");
+    assert_eq!((aborted[0].producer_id.get(), aborted[0].first_offset), (producer.0, 4));
+    // What a read_committed reader keeps: records not in the aborted range, markers dropped.
+    let mut committed = Vec::new();
+    for b in p.records.clone().unwrap().batches() {
+        let b = b.unwrap();
+        if b.is_control() || (b.position() > 0 && (4..8).contains(&b.last_offset())) {
+            continue;
+        }
+        for r in b.records().unwrap() {
+            committed.push(String::from_utf8(r.unwrap().key.unwrap().to_vec()).unwrap());
+        }
+    }
+    let expected = ["committed-key-0", "committed-key-1", "committed-key-2"];
+    let again = ["committed-again-key-0", "committed-again-key-1", "committed-again-key-2"];
+    assert_eq!(committed, [&expected[..], &again[..]].concat());
+}
+
+#[tokio::test]
+async fn the_classic_group_protocol_end_to_end() {
+    let Some(kafka) = kafka() else { return };
+    let cluster = Cluster::connect(&[&kafka.bootstrap()], ClientConfig::default()).await.unwrap();
+    let admin = cluster.any().await.unwrap();
+    let topic = "classic-group";
+    create_topic(&admin, topic, 2).await;
+    let group = "kafka-wire-classic";
+    let coordinator = cluster.coordinator(CoordinatorType::Group, group).await.unwrap();
+    let join = |member_id: String| JoinGroupRequest {
+        group_id: group.into(),
+        session_timeout_ms: 30_000,
+        rebalance_timeout_ms: 30_000,
+        member_id: member_id.into(),
+        protocol_type: "kafka-wire".into(),
+        protocols: vec![JoinGroupRequestProtocol {
+            name: "static".into(),
+            metadata: vec![1, 2, 3].into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    // KIP-394: the first JoinGroup is refused with the member id to use.
+    let first = coordinator.send(join(String::new())).await.unwrap();
+    assert_eq!(first.error_code, ErrorCode::MEMBER_ID_REQUIRED);
+    let member = first.member_id.to_string();
+    let joined = coordinator.send(join(member.clone())).await.unwrap();
+    assert_eq!(joined.error_code, ErrorCode::NONE);
+    assert_eq!(joined.leader.as_str(), member, "the only member leads");
+    assert_eq!(joined.members.len(), 1);
+    assert_eq!(&joined.members[0].metadata[..], [1, 2, 3]);
+    let generation = joined.generation_id;
+
+    let sync = SyncGroupRequest {
+        group_id: group.into(),
+        generation_id: generation,
+        member_id: member.as_str().into(),
+        protocol_type: Some("kafka-wire".into()),
+        protocol_name: Some("static".into()),
+        assignments: vec![SyncGroupRequestAssignment {
+            member_id: member.as_str().into(),
+            assignment: b"partitions 0,1".to_vec().into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let synced = coordinator.send(sync).await.unwrap();
+    assert_eq!(synced.error_code, ErrorCode::NONE);
+    assert_eq!(&synced.assignment[..], b"partitions 0,1");
+
+    let beat = coordinator
+        .send(HeartbeatRequest {
+            group_id: group.into(),
+            generation_id: generation,
+            member_id: member.as_str().into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(beat.error_code, ErrorCode::NONE);
+
+    let commit = OffsetCommitRequest {
+        group_id: group.into(),
+        generation_id_or_member_epoch: generation,
+        member_id: member.as_str().into(),
+        topics: vec![OffsetCommitRequestTopic {
+            name: topic.into(),
+            partitions: [(0, 42), (1, 7)]
+                .map(|(partition_index, committed_offset)| OffsetCommitRequestPartition {
+                    partition_index,
+                    committed_offset,
+                    committed_metadata: Some("kafka-wire".into()),
+                    ..Default::default()
+                })
+                .to_vec(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let committed = coordinator.send(commit).await.unwrap();
+    for p in &committed.topics[0].partitions {
+        assert_eq!(p.error_code, ErrorCode::NONE);
+    }
+    let fetched = coordinator
+        .send(OffsetFetchRequest {
+            groups: vec![OffsetFetchRequestGroup {
+                group_id: group.into(),
+                topics: Some(vec![OffsetFetchRequestTopics {
+                    name: topic.into(),
+                    partition_indexes: vec![0, 1].into(),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let offsets: Vec<(i32, i64)> =
+        fetched.groups[0].topics[0].partitions.iter().map(|p| (p.partition_index, p.committed_offset)).collect();
+    assert_eq!(offsets, [(0, 42), (1, 7)]);
+
+    let left = coordinator
+        .send(LeaveGroupRequest {
+            group_id: group.into(),
+            members: vec![MemberIdentity { member_id: member.as_str().into(), ..Default::default() }],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(left.error_code, ErrorCode::NONE);
+    assert_eq!(left.members[0].error_code, ErrorCode::NONE);
+}
+
+#[tokio::test]
+async fn kip_848_consumer_group_heartbeats_share_two_partitions_between_two_members() {
+    let Some(kafka) = kafka() else { return };
+    let cluster = Cluster::connect(&[&kafka.bootstrap()], ClientConfig::default()).await.unwrap();
+    let admin = cluster.any().await.unwrap();
+    let topic = "consumer-group";
+    let topic_id = create_topic(&admin, topic, 2).await;
+    let group = "kafka-wire-848";
+    let coordinator = cluster.coordinator(CoordinatorType::Group, group).await.unwrap();
+    // Version 1: members name themselves (KIP-1082).
+    let members = ["member-a-0123456789abcdef", "member-b-0123456789abcdef"];
+    let mut state: Vec<(i32, Vec<i32>)> = vec![(0, Vec::new()), (0, Vec::new())];
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        for (i, member) in members.iter().enumerate() {
+            let (epoch, owned) = state[i].clone();
+            let request = ConsumerGroupHeartbeatRequest {
+                group_id: group.into(),
+                member_id: (*member).into(),
+                member_epoch: epoch,
+                rebalance_timeout_ms: 30_000,
+                subscribed_topic_names: Some(vec![topic.into()]),
+                // Empty when joining; afterwards what the member owns.
+                topic_partitions: Some(if owned.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![TopicPartitions { topic_id, partitions: owned.into(), ..Default::default() }]
+                }),
+                ..Default::default()
+            };
+            // NOT_COORDINATOR and COORDINATOR_LOAD_IN_PROGRESS while the fresh cluster loads
+            // its offsets topic: retried.
+            let answer = cluster
+                .retrying(|| async {
+                    let answer = coordinator.send(request.clone()).await?;
+                    match answer.error_code {
+                        ErrorCode::NONE => Ok(answer),
+                        code => Err(Error::Broker {
+                            api: ApiKey::ConsumerGroupHeartbeat,
+                            code,
+                            message: answer.error_message.map(|m| m.to_string()),
+                        }),
+                    }
+                })
+                .await
+                .unwrap();
+            state[i].0 = answer.member_epoch;
+            if let Some(assignment) = answer.assignment {
+                state[i].1 = assignment.topic_partitions.iter().flat_map(|t| t.partitions.iter()).collect();
+            }
+        }
+        let mut all: Vec<i32> = state.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+        all.sort();
+        if all == [0, 1] && state.iter().all(|(_, p)| p.len() == 1) {
+            break;
+        }
+        assert!(rounds < 50, "no stable assignment after {rounds} rounds: {state:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Leaving: epoch -1.
+    for (i, member) in members.iter().enumerate() {
+        let leave = ConsumerGroupHeartbeatRequest {
+            group_id: group.into(),
+            member_id: (*member).into(),
+            member_epoch: -1,
+            ..Default::default()
+        };
+        let answer = coordinator.send(leave).await.unwrap();
+        assert_eq!((answer.error_code, answer.member_epoch), (ErrorCode::NONE, -1), "member {i}");
+    }
+}

@@ -1,0 +1,143 @@
+//! The sans-io core against a broker simulated byte by byte: responses in any order and split
+//! anywhere, the response header each API's version calls for, ApiVersions' fallback to
+//! version 0, acks = 0, and every malformed input a typed error.
+
+use kafka_wire::messages::api_versions_response::ApiVersion;
+use kafka_wire::messages::{
+    ApiKey, ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ResponseFrame,
+};
+use kafka_wire::{BytesMut, Encode, ErrorCode};
+use kafka_wire_connection::{Connection, Error};
+use proptest::prelude::*;
+
+fn response_bytes(body: impl Into<kafka_wire::messages::ResponseKind>, correlation_id: i32, version: i16) -> Vec<u8> {
+    let mut out = BytesMut::new();
+    ResponseFrame::new(body, correlation_id).encode(&mut out, version).unwrap();
+    out.to_vec()
+}
+
+fn metadata(cluster: &str) -> MetadataResponse {
+    MetadataResponse { cluster_id: Some(cluster.into()), ..Default::default() }
+}
+
+#[test]
+fn responses_out_of_order_and_split_byte_by_byte_reach_their_requests() {
+    let mut conn = Connection::new(Some("t"), 1 << 20);
+    let a = conn.send(MetadataRequest::default(), 12).unwrap();
+    let b = conn.send(MetadataRequest::default(), 1).unwrap();
+    let c = conn.send(ApiVersionsRequest::default(), 3).unwrap();
+    assert_eq!((a.correlation_id, b.correlation_id, c.correlation_id), (0, 1, 2));
+    assert_eq!(conn.in_flight(), 3);
+    let mut wire = response_bytes(metadata("second"), 1, 1);
+    // ApiVersions v3: body flexible, header v0 all the same (KIP-511).
+    wire.extend(response_bytes(ApiVersionsResponse { throttle_time_ms: 7, ..Default::default() }, 2, 3));
+    wire.extend(response_bytes(metadata("first"), 0, 12));
+    let mut got = Vec::new();
+    for byte in wire {
+        conn.receive(&[byte]);
+        while let Some(r) = conn.next_response().unwrap() {
+            got.push(r);
+        }
+    }
+    assert_eq!(
+        got.iter().map(|r| (r.correlation_id, r.api, r.version)).collect::<Vec<_>>(),
+        [(1, ApiKey::Metadata, 1), (2, ApiKey::ApiVersions, 3), (0, ApiKey::Metadata, 12)]
+    );
+    let first = got.pop().unwrap().into_typed::<MetadataRequest>().unwrap();
+    assert_eq!(first.cluster_id.as_deref(), Some("first"));
+    let wrong = got.pop().unwrap().into_typed::<MetadataRequest>().unwrap_err();
+    assert!(
+        matches!(wrong, Error::UnexpectedResponse { expected: ApiKey::Metadata, got: ApiKey::ApiVersions }),
+        "{wrong}"
+    );
+    assert_eq!(conn.in_flight(), 0);
+}
+
+#[test]
+fn an_api_versions_answer_in_version_0_is_read_as_kip_511_says() {
+    let mut conn = Connection::new(None, 1 << 20);
+    conn.send(ApiVersionsRequest::default(), 3).unwrap();
+    let answer = ApiVersionsResponse {
+        error_code: ErrorCode::UNSUPPORTED_VERSION,
+        api_keys: vec![ApiVersion { api_key: 18, min_version: 0, max_version: 2, ..Default::default() }],
+        ..Default::default()
+    };
+    conn.receive(&response_bytes(answer.clone(), 0, 0));
+    let received = conn.next_response().unwrap().unwrap();
+    assert_eq!(received.version, 0);
+    assert_eq!(received.into_typed::<ApiVersionsRequest>().unwrap(), answer);
+}
+
+#[test]
+fn acks_zero_expects_no_response_and_keeps_the_correlation_in_step() {
+    let mut conn = Connection::new(None, 1 << 20);
+    let quiet = conn.send(ProduceRequest { acks: 0, ..Default::default() }, 9).unwrap();
+    assert!(!quiet.expects_response);
+    let next = conn.send(MetadataRequest::default(), 12).unwrap();
+    assert_eq!(next.correlation_id, quiet.correlation_id + 1);
+    assert_eq!(conn.in_flight(), 1);
+    // A response to the acks=0 request is one nobody asked for.
+    conn.receive(&response_bytes(kafka_wire::messages::ProduceResponse::default(), quiet.correlation_id, 9));
+    assert!(matches!(conn.next_response(), Err(Error::UnknownCorrelationId(0))));
+}
+
+#[test]
+fn sizes_are_checked_before_bytes_are_awaited() {
+    let mut conn = Connection::new(None, 1024);
+    conn.send(MetadataRequest::default(), 12).unwrap();
+    conn.receive(&i32::MAX.to_be_bytes());
+    assert!(
+        matches!(conn.next_response(), Err(Error::FrameTooLarge { size, max: 1024 }) if size == i64::from(i32::MAX))
+    );
+    for bad in [-1i32, 0, 3] {
+        let mut conn = Connection::new(None, 1024);
+        conn.receive(&bad.to_be_bytes());
+        assert!(matches!(conn.next_response(), Err(Error::BadFrameSize(n)) if n == bad));
+    }
+}
+
+#[test]
+fn a_body_that_does_not_decode_names_its_request_and_the_next_one_still_arrives() {
+    let mut conn = Connection::new(None, 1 << 20);
+    conn.send(MetadataRequest::default(), 12).unwrap();
+    conn.send(MetadataRequest::default(), 12).unwrap();
+    // Correlation id 0, then a body cut short.
+    conn.receive(&[0, 0, 0, 6, 0, 0, 0, 0, 0, 0]);
+    conn.receive(&response_bytes(metadata("ok"), 1, 12));
+    match conn.next_response() {
+        Err(Error::Decode { api: ApiKey::Metadata, version: 12, correlation_id: 0, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    let next = conn.next_response().unwrap().unwrap();
+    assert_eq!(next.correlation_id, 1);
+}
+
+#[test]
+fn versions_this_code_cannot_write_are_refused_before_anything_is_written() {
+    let mut conn = Connection::new(None, 1 << 20);
+    let err = conn.send(MetadataRequest::default(), 99).unwrap_err();
+    assert!(matches!(err, Error::UnsupportedVersion { api: ApiKey::Metadata, version: 99 }));
+    assert!(conn.outgoing().is_empty());
+    // The request frame is exactly what the frame type writes.
+    let sent = conn.send(MetadataRequest::default(), 12).unwrap();
+    let mut expected = BytesMut::new();
+    kafka_wire::messages::RequestFrame::new(MetadataRequest::default(), 12, 0, None).encode(&mut expected).unwrap();
+    assert_eq!(conn.outgoing(), &expected[..]);
+    assert_eq!(sent.bytes, expected.len());
+    assert_eq!(MetadataRequest::default().encoded_size(12).unwrap() + 4 + 2 + 2 + 4 + 2 + 1, expected.len());
+}
+
+proptest! {
+    /// Whatever arrives, in whatever pieces: responses or typed errors, never a panic.
+    #[test]
+    fn garbage_is_never_a_panic(data in proptest::collection::vec(any::<u8>(), 0..512), cut in 0usize..512) {
+        let mut conn = Connection::new(None, 4096);
+        conn.send(MetadataRequest::default(), 12).unwrap();
+        conn.send(ApiVersionsRequest::default(), 3).unwrap();
+        let cut = cut.min(data.len());
+        for piece in [&data[..cut], &data[cut..]] {
+            conn.receive(piece);
+            while let Ok(Some(_)) | Err(Error::Decode { .. } | Error::UnknownCorrelationId(_)) = conn.next_response() {}
+        }
+    }
+}
