@@ -2,6 +2,7 @@
 //! decodes every request and response with the generated code, matching responses to requests
 //! by correlation id per connection.
 
+mod reencode;
 mod report;
 mod rewrite;
 
@@ -56,7 +57,32 @@ pub struct TapArgs {
     /// Frames larger than this are forwarded without being decoded.
     #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024 * 1024)]
     pub max_frame: usize,
+    /// Forward every frame that decodes as re-encoded from its decoded value, and report each
+    /// whose re-encoding differs from what was sent (where, the field, and whether the decoded
+    /// values agree). --schemas or KAFKA_SCHEMAS_DIR, when given, name the field.
+    #[arg(long)]
+    pub reencode: bool,
+    /// Offer clients only the versions this build decodes: ApiVersions answers are cut to
+    /// them, and an ApiVersions request newer than this build knows is answered by the tap as a
+    /// broker that does not know it answers (UNSUPPORTED_VERSION in version 0, KIP-511), so the
+    /// client retries at one it does and every later frame decodes.
+    #[arg(long)]
+    pub clamp_versions: bool,
 }
+
+/// What each connection's tasks share.
+struct Shared {
+    reporter: Arc<Reporter>,
+    rewriter: Option<Arc<Rewriter>>,
+    /// Set by --reencode: the schemas (if found) that name the field where bytes differ.
+    reencode: Option<Option<Schemas>>,
+    clamp_versions: bool,
+    max_frame: usize,
+}
+
+/// The client's half of the connection, written by the response task and, for the answers
+/// the tap gives itself (--clamp-versions), by the request task.
+type ClientWriter = Arc<tokio::sync::Mutex<tokio::net::tcp::OwnedWriteHalf>>;
 
 /// A request waiting for its response.
 struct Pending {
@@ -95,7 +121,16 @@ pub async fn run(args: TapArgs) -> CmdResult {
         (true, Some(dir)) => Some(Schemas::load(&[dir]).map_err(|e| format!("{}: {e}", dir.display()))?),
     };
     let reporter = Arc::new(Reporter::new(&args, schemas)?);
-    let rewriter = (!args.no_rewrite).then(|| Arc::new(Rewriter::new(&args.upstream, &advertise)));
+    let rewriter = (!args.no_rewrite || args.clamp_versions)
+        .then(|| Arc::new(Rewriter::new(&args.upstream, &advertise, !args.no_rewrite, args.clamp_versions)));
+    let reencode = args.reencode.then(|| dir.as_ref().and_then(|d| Schemas::load(&[d]).ok()));
+    let shared = Arc::new(Shared {
+        reporter,
+        rewriter,
+        reencode,
+        clamp_versions: args.clamp_versions,
+        max_frame: args.max_frame,
+    });
     eprintln!("kwire tap: listening on {local}, forwarding to {}, advertising {advertise}", args.upstream);
     let connections = AtomicU32::new(0);
     loop {
@@ -108,32 +143,26 @@ pub async fn run(args: TapArgs) -> CmdResult {
         };
         let id = connections.fetch_add(1, Ordering::Relaxed) + 1;
         let upstream = args.upstream.clone();
-        let (reporter, rewriter, max_frame) = (reporter.clone(), rewriter.clone(), args.max_frame);
+        let shared = shared.clone();
         tokio::spawn(async move {
-            if let Err(e) = connection(id, peer, client, &upstream, reporter.clone(), rewriter, max_frame).await {
-                reporter.note(id, &format!("connection ended: {e}"));
+            if let Err(e) = connection(id, peer, client, &upstream, shared.clone()).await {
+                shared.reporter.note(id, &format!("connection ended: {e}"));
             }
         });
     }
 }
 
-async fn connection(
-    id: u32,
-    peer: SocketAddr,
-    client: TcpStream,
-    upstream: &str,
-    reporter: Arc<Reporter>,
-    rewriter: Option<Arc<Rewriter>>,
-    max_frame: usize,
-) -> CmdResult {
+async fn connection(id: u32, peer: SocketAddr, client: TcpStream, upstream: &str, shared: Arc<Shared>) -> CmdResult {
+    let reporter = shared.reporter.clone();
     let server = TcpStream::connect(upstream).await.map_err(|e| format!("cannot reach upstream {upstream}: {e}"))?;
     let _ = (client.set_nodelay(true), server.set_nodelay(true));
     reporter.note(id, &format!("connected from {peer}"));
     let (client_read, client_write) = client.into_split();
+    let client_write: ClientWriter = Arc::new(tokio::sync::Mutex::new(client_write));
     let (server_read, server_write) = server.into_split();
     let pending: PendingMap = Arc::default();
-    let requests = requests(id, client_read, server_write, pending.clone(), reporter.clone(), max_frame);
-    let responses = responses(id, server_read, client_write, pending.clone(), reporter.clone(), rewriter, max_frame);
+    let requests = requests(id, client_read, server_write, client_write.clone(), pending.clone(), &shared);
+    let responses = responses(id, server_read, client_write, pending.clone(), &shared);
     // Either side closing ends the connection (the other half is dropped, which closes it).
     let why = tokio::select! {
         r = requests => r.map(|()| "the client disconnected".to_string()),
@@ -227,18 +256,43 @@ async fn requests(
     id: u32,
     mut from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
+    client: ClientWriter,
     pending: PendingMap,
-    reporter: Arc<Reporter>,
-    max_frame: usize,
+    shared: &Shared,
 ) -> CmdResult {
-    while let Some(frame) = next_frame("request", id, &mut from, &mut to, &reporter, max_frame).await? {
+    let reporter = &shared.reporter;
+    while let Some(frame) = next_frame("request", id, &mut from, &mut to, reporter, shared.max_frame).await? {
+        if shared.clamp_versions {
+            if let Some(answer) = rewrite::answer_unknown_api_versions(&frame) {
+                let (_, version, _) = header_fields(&frame);
+                reporter.note(
+                    id,
+                    &format!("ApiVersions v{version} answered by the tap: UNSUPPORTED_VERSION (--clamp-versions)"),
+                );
+                client.lock().await.write_all(&answer).await?;
+                continue;
+            }
+        }
         // Registered before the bytes go on (the response may come back before this task
-        // runs again), then forwarded before decoding: decoding never delays the bytes.
+        // runs again), then forwarded before decoding (unless re-encoding): decoding never
+        // delays the bytes.
         let (api_key, version, correlation) = header_fields(&frame);
         waiting(&pending)
             .insert(correlation, Pending { api_key, version, expected: true, at: Instant::now(), size: frame.len() });
-        to.write_all(&frame).await?;
-        let decoded = RequestFrame::decode_with_trailing(frame.slice(4..));
+        let decoded = match &shared.reencode {
+            None => {
+                to.write_all(&frame).await?;
+                RequestFrame::decode_with_trailing(frame.slice(4..))
+            }
+            Some(schemas) => {
+                let decoded = RequestFrame::decode_with_trailing(frame.slice(4..));
+                let outcome = decoded
+                    .as_ref()
+                    .map(|(f, trailing)| reencode::request(&frame, f, trailing.len(), schemas.as_ref()));
+                forward(id, "request", api_key, version, &frame, outcome.ok(), &mut to, reporter).await?;
+                decoded
+            }
+        };
         let expects_response = match &decoded {
             Ok((f, _)) => !matches!(&f.body, RequestKind::Produce(p) if p.acks == 0),
             Err(_) => true,
@@ -266,13 +320,24 @@ fn header_fields(frame: &[u8]) -> (i16, i16, i32) {
 async fn responses(
     id: u32,
     mut from: impl AsyncRead + Unpin,
-    mut to: impl AsyncWrite + Unpin,
+    to: ClientWriter,
     pending: PendingMap,
-    reporter: Arc<Reporter>,
-    rewriter: Option<Arc<Rewriter>>,
-    max_frame: usize,
+    shared: &Shared,
 ) -> CmdResult {
-    while let Some(frame) = next_frame("response", id, &mut from, &mut to, &reporter, max_frame).await? {
+    let reporter = &shared.reporter;
+    loop {
+        // The client's half is locked only to write, never while waiting for the upstream.
+        let frame = match read_frame(&mut from, shared.max_frame).await? {
+            None => break,
+            Some(Frame::Whole(frame)) => Bytes::from(frame),
+            Some(Frame::Oversized(n)) => {
+                reporter.note(id, &format!("response frame of {n} bytes (over --max-frame) forwarded undecoded"));
+                pass_through(n, &mut from, &mut *to.lock().await).await?;
+                continue;
+            }
+        };
+        let mut to = to.lock().await;
+        let to = &mut *to;
         let correlation = frame.get(4..8).map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         let request = waiting(&pending).remove(&correlation);
         let Some(request) = request else {
@@ -285,10 +350,17 @@ async fn responses(
             .ok_or_else(|| format!("unknown api key {}", request.api_key))
             .and_then(|api| decode_response(&frame, api, request.version).map_err(|e| e.to_string()));
         let mut rewritten = None;
-        if let (Some(rw), Ok((f, _))) = (&rewriter, &decoded) {
-            rewritten = rw.rewrite(f, request.version);
+        if let (Some(rw), Ok((f, _, read_at))) = (&shared.rewriter, &decoded) {
+            rewritten = rw.rewrite(f, *read_at);
         }
-        to.write_all(rewritten.as_deref().unwrap_or(&frame)).await?;
+        match (&shared.reencode, &rewritten, &decoded) {
+            // A rewritten frame is a re-encoding already; its addresses differ on purpose.
+            (Some(schemas), None, Ok((f, trailing, read_at))) => {
+                let outcome = reencode::response(&frame, f, *read_at, *trailing, schemas.as_ref());
+                forward(id, "response", request.api_key, *read_at, &frame, Some(outcome), to, reporter).await?;
+            }
+            _ => to.write_all(rewritten.as_deref().unwrap_or(&frame)).await?,
+        }
         let exchange = Exchange {
             connection: id,
             api_key: request.api_key,
@@ -300,24 +372,51 @@ async fn responses(
             rewritten: rewritten.is_some(),
             expected: request.expected,
         };
-        reporter.response(&exchange, &frame, decoded.as_ref().map(|(f, trailing)| (f, *trailing)));
+        reporter.response(&exchange, &frame, decoded.as_ref().map(|(f, trailing, _)| (f, *trailing)));
     }
     Ok(())
 }
 
-/// Decodes a response frame; an ApiVersions error response is read at v0 when the request's
-/// version does not fit it (brokers answer an unsupported ApiVersions version so, KIP-511).
+/// Decodes a response frame: the frame, its trailing byte count and the version it was read at.
+/// An ApiVersions error response is read at v0 when the request's version does not fit it
+/// (brokers answer an unsupported ApiVersions version so, KIP-511).
 fn decode_response(
     frame: &Bytes,
     api: ApiKey,
     version: i16,
-) -> Result<(ResponseFrame, usize), kafka_wire::DecodeError> {
+) -> Result<(ResponseFrame, usize, i16), kafka_wire::DecodeError> {
     let payload = frame.slice(4..);
     match ResponseFrame::decode_with_trailing(payload.clone(), api, version) {
-        Ok((f, trailing)) => Ok((f, trailing.len())),
+        Ok((f, trailing)) => Ok((f, trailing.len(), version)),
         Err(e) if api == ApiKey::ApiVersions && version > 0 => {
-            ResponseFrame::decode_with_trailing(payload, api, 0).map(|(f, t)| (f, t.len())).map_err(|_| e)
+            ResponseFrame::decode_with_trailing(payload, api, 0).map(|(f, t)| (f, t.len(), 0)).map_err(|_| e)
         }
         Err(e) => Err(e),
+    }
+}
+
+/// Forwards a frame under --reencode: the re-encoding when it differs (reported), the original
+/// when it is the same, did not decode (`None`) or would not encode (reported).
+#[allow(clippy::too_many_arguments)]
+async fn forward(
+    id: u32,
+    side: &str,
+    api_key: i16,
+    version: i16,
+    frame: &Bytes,
+    outcome: Option<reencode::Reencoded>,
+    to: &mut (impl AsyncWrite + Unpin),
+    reporter: &Reporter,
+) -> std::io::Result<()> {
+    match outcome {
+        Some(reencode::Reencoded::Differs { bytes, why }) => {
+            reporter.reencoded(id, side, api_key, version, &why);
+            to.write_all(&bytes).await
+        }
+        Some(reencode::Reencoded::Failed(e)) => {
+            reporter.reencoded(id, side, api_key, version, &format!("would not re-encode ({e}); forwarded as sent"));
+            to.write_all(frame).await
+        }
+        Some(reencode::Reencoded::Same) | None => to.write_all(frame).await,
     }
 }

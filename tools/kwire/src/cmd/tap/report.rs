@@ -122,6 +122,23 @@ impl Reporter {
         let _ = out.flush();
     }
 
+    /// A frame whose re-encoding differs from what was sent (--reencode): one line, or one
+    /// JSON object, on stdout beside the frames.
+    pub fn reencoded(&self, connection: u32, side: &str, api_key: i16, version: i16, why: &str) {
+        let time = utc_now();
+        let api = api_name(api_key);
+        match self.mode {
+            Mode::Json => self.print(
+                &json!({
+                    "time": time, "connection": connection, "direction": "reencode", "side": side, "api": api,
+                    "apiKey": api_key, "version": version, "differs": why,
+                })
+                .to_string(),
+            ),
+            _ => self.print(&format!("{time} conn {connection} reencode {side} {api} v{version} differs: {why}")),
+        }
+    }
+
     /// A connection event, on stderr (stdout carries only frames).
     pub fn note(&self, connection: u32, text: &str) {
         eprintln!("{} conn {connection} {text}", utc_now());
@@ -215,7 +232,11 @@ impl Reporter {
         let time = utc_now();
         let name = api_name(x.api_key);
         let latency_ms = x.latency.as_secs_f64() * 1000.0;
-        let rewritten = if x.rewritten { " (addresses rewritten)" } else { "" };
+        let rewritten = match (x.rewritten, x.api_key == ApiKey::ApiVersions.key()) {
+            (false, _) => "",
+            (true, true) => " (versions clamped)",
+            (true, false) => " (addresses rewritten)",
+        };
         match (&self.mode, decoded) {
             (Mode::Json, Ok((f, trailing))) => {
                 let header_version = f.api_key().response_header_version(x.version);
