@@ -5,18 +5,19 @@
 
 use std::sync::OnceLock;
 
-use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
-use kafka_wire::messages::{AddPartitionsToTxnRequest, ApiKey, EndTxnRequest, InitProducerIdRequest, ProduceRequest};
+use kafka_wire::messages::{InitProducerIdRequest, ProduceRequest};
 use kafka_wire::ErrorCode;
 use kafka_wire_connection::cluster::CoordinatorType;
-use kafka_wire_connection::{Client, ClientConfig, Cluster, Error};
+use kafka_wire_connection::{Client, ClientConfig, Cluster};
 use kafka_wire_records::{BatchOptions, Compression, RecordsExt};
 use kafka_wire_test_support::kafka::java_client;
 use kafka_wire_test_support::Kafka;
 use serde_json::Value;
 
 mod common;
-use common::{batch, batch_with, create_topic, fetch_request, produce_request};
+use common::{
+    add_partition, batch, batch_with, create_topic, end_transaction, fetch_request, init_producer_id, produce_request,
+};
 
 fn kafka() -> Option<&'static Kafka> {
     static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
@@ -45,6 +46,13 @@ fn text(bytes: Option<&kafka_wire::Bytes>) -> Option<String> {
     bytes.map(|b| String::from_utf8(b.to_vec()).unwrap())
 }
 
+/// The records of `records` as the Java consumer prints them.
+fn seen(records: &kafka_wire::Records) -> Vec<Seen> {
+    let header = |h: &kafka_wire_records::Header| (String::from_utf8(h.key.to_vec()).unwrap(), text(h.value.as_ref()));
+    let all = records.to_vec(Default::default()).unwrap();
+    all.iter().map(|r| (text(r.key.as_ref()), text(r.value.as_ref()), r.headers.iter().map(header).collect())).collect()
+}
+
 #[tokio::test]
 async fn kafkas_java_consumer_reads_every_record_we_wrote() {
     let Some(kafka) = kafka() else { return };
@@ -60,14 +68,7 @@ async fn kafkas_java_consumer_reads_every_record_we_wrote() {
         (Compression::Zstd, "zstd"),
     ] {
         let records = batch(codec, 40, tag);
-        for r in records.to_vec(Default::default()).unwrap() {
-            let headers = r
-                .headers
-                .iter()
-                .map(|h| (String::from_utf8(h.key.to_vec()).unwrap(), text(h.value.as_ref())))
-                .collect();
-            ours.push((text(r.key.as_ref()), text(r.value.as_ref()), headers));
-        }
+        ours.extend(seen(&records));
         let answer = client.send(produce_request(topic, 0, records, -1)).await.unwrap();
         assert_eq!(answer.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
     }
@@ -159,41 +160,12 @@ async fn kafkas_java_consumer_in_read_committed_sees_exactly_our_committed_trans
         transaction_timeout_ms: 60_000,
         ..Default::default()
     };
-    let init = cluster
-        .retrying(|| async {
-            let answer = coordinator.send(init.clone()).await?;
-            match answer.error_code {
-                ErrorCode::NONE => Ok(answer),
-                code => Err(Error::Broker { api: ApiKey::InitProducerId, code, message: None }),
-            }
-        })
-        .await
-        .unwrap();
+    let init = init_producer_id(&cluster, &coordinator, init).await;
     let (producer_id, epoch) = (init.producer_id, init.producer_epoch);
     let mut sequence = 0;
     let mut expected: Vec<Seen> = Vec::new();
     for (commit, tag) in [(true, "first"), (false, "dropped"), (true, "second")] {
-        let add = AddPartitionsToTxnRequest {
-            v3_and_below_transactional_id: txn.into(),
-            v3_and_below_producer_id: producer_id,
-            v3_and_below_producer_epoch: epoch,
-            v3_and_below_topics: vec![AddPartitionsToTxnTopic {
-                name: topic.into(),
-                partitions: vec![0].into(),
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
-        cluster
-            .retrying(|| async {
-                let added = coordinator.send_at(add.clone(), 3).await?;
-                match added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code {
-                    ErrorCode::NONE => Ok(()),
-                    code => Err(Error::Broker { api: ApiKey::AddPartitionsToTxn, code, message: None }),
-                }
-            })
-            .await
-            .unwrap();
+        add_partition(&cluster, &coordinator, txn, (producer_id, epoch), topic).await;
         let options = BatchOptions {
             producer_id: producer_id.get(),
             producer_epoch: epoch,
@@ -204,27 +176,12 @@ async fn kafkas_java_consumer_in_read_committed_sees_exactly_our_committed_trans
         let records = batch_with(options, 7, tag);
         sequence += 7;
         if commit {
-            for r in records.to_vec(Default::default()).unwrap() {
-                let headers = r
-                    .headers
-                    .iter()
-                    .map(|h| (String::from_utf8(h.key.to_vec()).unwrap(), text(h.value.as_ref())))
-                    .collect();
-                expected.push((text(r.key.as_ref()), text(r.value.as_ref()), headers));
-            }
+            expected.extend(seen(&records));
         }
         let request = ProduceRequest { transactional_id: Some(txn.into()), ..produce_request(topic, 0, records, -1) };
         let produced = client.send(request).await.unwrap();
         assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
-        let end = EndTxnRequest {
-            transactional_id: txn.into(),
-            producer_id,
-            producer_epoch: epoch,
-            committed: commit,
-            ..Default::default()
-        };
-        let ended = coordinator.send_at(end, 4).await.unwrap();
-        assert_eq!(ended.error_code, ErrorCode::NONE, "{tag}");
+        end_transaction(&coordinator, txn, (producer_id, epoch), commit).await;
     }
     let seen = java_consume(kafka, topic, expected.len(), "read_committed");
     assert_eq!(seen, expected, "read_committed: the first and second transactions, nothing of the aborted one");

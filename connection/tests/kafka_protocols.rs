@@ -5,7 +5,6 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
 use kafka_wire::messages::consumer_group_heartbeat_request::TopicPartitions;
 use kafka_wire::messages::join_group_request::JoinGroupRequestProtocol;
 use kafka_wire::messages::leave_group_request::MemberIdentity;
@@ -13,9 +12,8 @@ use kafka_wire::messages::offset_commit_request::{OffsetCommitRequestPartition, 
 use kafka_wire::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
 use kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment;
 use kafka_wire::messages::{
-    AddPartitionsToTxnRequest, ApiKey, ConsumerGroupHeartbeatRequest, EndTxnRequest, FetchResponse, HeartbeatRequest,
-    InitProducerIdRequest, InitProducerIdResponse, JoinGroupRequest, LeaveGroupRequest, OffsetCommitRequest,
-    OffsetFetchRequest, ProduceRequest, SyncGroupRequest,
+    ApiKey, ConsumerGroupHeartbeatRequest, FetchResponse, HeartbeatRequest, InitProducerIdRequest, JoinGroupRequest,
+    LeaveGroupRequest, OffsetCommitRequest, OffsetFetchRequest, ProduceRequest, SyncGroupRequest,
 };
 use kafka_wire::{ErrorCode, Records, Uuid};
 use kafka_wire_connection::cluster::CoordinatorType;
@@ -24,7 +22,9 @@ use kafka_wire_records::{BatchOptions, Compression, RecordsExt};
 use kafka_wire_test_support::Kafka;
 
 mod common;
-use common::{batch_with, create_topic, fetch_request, produce_request};
+use common::{
+    add_partition, batch_with, create_topic, end_transaction, fetch_request, init_producer_id, produce_request,
+};
 
 fn kafka() -> Option<&'static Kafka> {
     static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
@@ -45,25 +45,6 @@ fn batch(producer: (i64, i16), sequence: i32, n: usize, transactional: bool, tag
 
 fn produce(topic: &str, records: Records, transactional_id: Option<&str>) -> ProduceRequest {
     ProduceRequest { transactional_id: transactional_id.map(Into::into), ..produce_request(topic, 0, records, -1) }
-}
-
-/// InitProducerId, retried while the transaction coordinator loads (a fresh cluster creates
-/// its state topic on first use).
-async fn init_producer_id(
-    cluster: &Cluster,
-    client: &Client,
-    request: InitProducerIdRequest,
-) -> InitProducerIdResponse {
-    cluster
-        .retrying(|| async {
-            let answer = client.send(request.clone()).await?;
-            match answer.error_code {
-                ErrorCode::NONE => Ok(answer),
-                code => Err(Error::Broker { api: ApiKey::InitProducerId, code, message: None }),
-            }
-        })
-        .await
-        .unwrap()
 }
 
 async fn fetch(client: &Client, topic: &str, topic_id: Uuid, isolation_level: i8) -> FetchResponse {
@@ -129,46 +110,12 @@ async fn a_committed_and_an_aborted_transaction() {
 
     let mut sequence = 0;
     for (commit, tag) in [(true, "committed"), (false, "aborted"), (true, "committed-again")] {
-        // Version 3: versions 4 and up of AddPartitionsToTxn are for brokers.
-        let add = AddPartitionsToTxnRequest {
-            v3_and_below_transactional_id: txn.into(),
-            v3_and_below_producer_id: producer.0.into(),
-            v3_and_below_producer_epoch: producer.1,
-            v3_and_below_topics: vec![AddPartitionsToTxnTopic {
-                name: topic.into(),
-                partitions: vec![0].into(),
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
-        // CONCURRENT_TRANSACTIONS while the last transaction's markers are written: retried,
-        // as Kafka's producer does.
-        cluster
-            .retrying(|| async {
-                let added = coordinator.send_at(add.clone(), 3).await?;
-                match added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code {
-                    ErrorCode::NONE => Ok(()),
-                    code => {
-                        Err(Error::Broker { api: ApiKey::AddPartitionsToTxn, code, message: Some(tag.to_string()) })
-                    }
-                }
-            })
-            .await
-            .unwrap();
+        add_partition(&cluster, &coordinator, txn, (producer.0.into(), producer.1), topic).await;
         let records = batch(producer, sequence, 3, true, tag);
         sequence += 3;
         let produced = client.send(produce(topic, records, Some(txn))).await.unwrap();
         assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE, "{tag}");
-        // EndTxn v4: the transaction protocol of Produce v11 (v5 goes with KIP-890's v12).
-        let end = EndTxnRequest {
-            transactional_id: txn.into(),
-            producer_id: producer.0.into(),
-            producer_epoch: producer.1,
-            committed: commit,
-            ..Default::default()
-        };
-        let ended = coordinator.send_at(end, 4).await.unwrap();
-        assert_eq!(ended.error_code, ErrorCode::NONE, "{tag}");
+        end_transaction(&coordinator, txn, (producer.0.into(), producer.1), commit).await;
     }
 
     // read_committed: the stable offset reaches the end once the markers are written; Kafka

@@ -3,12 +3,16 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
 use kafka_wire::messages::create_topics_request::CreatableTopic;
 use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{CreateTopicsRequest, FetchRequest, ProduceRequest};
-use kafka_wire::{ErrorCode, Records, Uuid};
-use kafka_wire_connection::Client;
+use kafka_wire::messages::{
+    AddPartitionsToTxnRequest, ApiKey, CreateTopicsRequest, EndTxnRequest, FetchRequest, InitProducerIdRequest,
+    InitProducerIdResponse, ProduceRequest,
+};
+use kafka_wire::{ErrorCode, ProducerId, Records, Uuid};
+use kafka_wire_connection::{Client, Cluster, Error};
 use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, Header};
 
 pub fn now_ms() -> i64 {
@@ -88,4 +92,70 @@ pub fn fetch_request(topic: &str, topic_id: Uuid, offset: i64, isolation_level: 
         }],
         ..Default::default()
     }
+}
+
+/// InitProducerId, retried while the transaction coordinator loads (a fresh cluster creates
+/// its state topic on first use).
+pub async fn init_producer_id(
+    cluster: &Cluster,
+    client: &Client,
+    request: InitProducerIdRequest,
+) -> InitProducerIdResponse {
+    cluster
+        .retrying(|| async {
+            let answer = client.send(request.clone()).await?;
+            match answer.error_code {
+                ErrorCode::NONE => Ok(answer),
+                code => Err(Error::Broker { api: ApiKey::InitProducerId, code, message: None }),
+            }
+        })
+        .await
+        .unwrap()
+}
+
+/// AddPartitionsToTxn of partition 0 of `topic`, at version 3 (versions 4 and up are for
+/// brokers); CONCURRENT_TRANSACTIONS, while the last transaction's markers are written, is
+/// retried as Kafka's producer does.
+pub async fn add_partition(
+    cluster: &Cluster,
+    coordinator: &Client,
+    txn: &str,
+    producer: (ProducerId, i16),
+    topic: &str,
+) {
+    let add = AddPartitionsToTxnRequest {
+        v3_and_below_transactional_id: txn.into(),
+        v3_and_below_producer_id: producer.0,
+        v3_and_below_producer_epoch: producer.1,
+        v3_and_below_topics: vec![AddPartitionsToTxnTopic {
+            name: topic.into(),
+            partitions: vec![0].into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    cluster
+        .retrying(|| async {
+            let added = coordinator.send_at(add.clone(), 3).await?;
+            match added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code {
+                ErrorCode::NONE => Ok(()),
+                code => Err(Error::Broker { api: ApiKey::AddPartitionsToTxn, code, message: Some(topic.to_string()) }),
+            }
+        })
+        .await
+        .unwrap();
+}
+
+/// EndTxn at version 4: the transaction protocol that goes with Produce v11 (v5 goes with
+/// KIP-890's Produce v12).
+pub async fn end_transaction(coordinator: &Client, txn: &str, producer: (ProducerId, i16), commit: bool) {
+    let end = EndTxnRequest {
+        transactional_id: txn.into(),
+        producer_id: producer.0,
+        producer_epoch: producer.1,
+        committed: commit,
+        ..Default::default()
+    };
+    let ended = coordinator.send_at(end, 4).await.unwrap();
+    assert_eq!(ended.error_code, ErrorCode::NONE, "EndTxn committed={commit}");
 }
