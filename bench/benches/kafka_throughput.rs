@@ -43,7 +43,12 @@ fn sample(bytes: usize, wall: Duration, cpu: Duration) -> Sample {
 
 async fn create(client: &Client, topic: &str) -> Uuid {
     let request = CreateTopicsRequest {
-        topics: vec![CreatableTopic { name: topic.into(), num_partitions: 1, replication_factor: 1, ..Default::default() }],
+        topics: vec![CreatableTopic {
+            name: topic.into(),
+            num_partitions: 1,
+            replication_factor: 1,
+            ..Default::default()
+        }],
         timeout_ms: 30_000,
         ..Default::default()
     };
@@ -58,7 +63,8 @@ async fn produce_ours(client: &Client, topic: &str, records: usize) -> Sample {
     let (wall0, cpu0) = (Instant::now(), cpu(UsageWho::RUSAGE_SELF));
     let mut in_flight = tokio::task::JoinSet::new();
     for first in (0..records).step_by(PER_BATCH) {
-        let mut builder = BatchBuilder::with_capacity(BatchOptions::new(2, Compression::None), PER_BATCH * (RECORD + 16)).unwrap();
+        let mut builder =
+            BatchBuilder::with_capacity(BatchOptions::new(2, Compression::None), PER_BATCH * (RECORD + 16)).unwrap();
         for _ in first..(first + PER_BATCH).min(records) {
             builder.append(0, None, Some(&value), &[]).unwrap();
         }
@@ -102,7 +108,12 @@ async fn fetch_ours(client: &Client, topic: &str, topic_id: Uuid, records: usize
             topics: vec![FetchTopic {
                 topic: topic.into(),
                 topic_id,
-                partitions: vec![FetchPartition { partition: 0, fetch_offset: offset, partition_max_bytes: 8 << 20, ..Default::default() }],
+                partitions: vec![FetchPartition {
+                    partition: 0,
+                    fetch_offset: offset,
+                    partition_max_bytes: 8 << 20,
+                    ..Default::default()
+                }],
                 ..Default::default()
             }],
             ..Default::default()
@@ -145,10 +156,11 @@ fn produce_java(bootstrap: &str, topic: &str, records: usize) -> Sample {
         "max.request.size=2097152".into(),
         "buffer.memory=67108864".into(),
     ];
-    let mut args: Vec<String> = ["--topic", topic, "--num-records", &records.to_string(), "--record-size", &RECORD.to_string()]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> =
+        ["--topic", topic, "--num-records", &records.to_string(), "--record-size", &RECORD.to_string()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
     args.extend(["--throughput".into(), "-1".into(), "--producer-props".into()]);
     args.extend(props);
     let (out, _, cpu) = java_tool("org.apache.kafka.tools.ProducerPerformance", &args);
@@ -161,13 +173,18 @@ fn produce_java(bootstrap: &str, topic: &str, records: usize) -> Sample {
 }
 
 fn fetch_java(bootstrap: &str, topic: &str, records: usize) -> Sample {
-    let args: Vec<String> = ["--bootstrap-server", bootstrap, "--topic", topic, "--messages", &records.to_string(), "--timeout", "60000"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let args: Vec<String> =
+        ["--bootstrap-server", bootstrap, "--topic", topic, "--messages", &records.to_string(), "--timeout", "60000"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
     let (out, _, cpu) = java_tool("org.apache.kafka.tools.ConsumerPerformance", &args);
     // A header line, then: start, end, MB consumed, MB/sec, ...
-    let values = out.lines().rev().find(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit())).unwrap_or_else(|| panic!("{out}"));
+    let values = out
+        .lines()
+        .rev()
+        .find(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("{out}"));
     let fields: Vec<&str> = values.split(',').map(str::trim).collect();
     let mb_per_s = fields[3].parse::<f64>().unwrap() * 1_048_576.0 / 1e6;
     Sample { mb_per_s, cpu_s_per_gb: cpu.as_secs_f64() / ((records * RECORD) as f64 / 1e9) }
@@ -190,8 +207,12 @@ fn main() {
     let bootstrap = kafka.bootstrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let client = runtime.block_on(Client::connect(kafka.plaintext(), ClientConfig::default())).unwrap();
-    let mut rows: [(&str, Vec<Sample>); 4] =
-        [("produce, ours", vec![]), ("produce, Kafka's Java client", vec![]), ("fetch, ours", vec![]), ("fetch, Kafka's Java client", vec![])];
+    let mut rows: [(&str, Vec<Sample>); 4] = [
+        ("produce, ours", vec![]),
+        ("produce, Kafka's Java client", vec![]),
+        ("fetch, ours", vec![]),
+        ("fetch, Kafka's Java client", vec![]),
+    ];
     for run in 0..RUNS {
         let (ours, java) = (format!("ours-{run}"), format!("java-{run}"));
         let id = runtime.block_on(create(&client, &ours));
@@ -207,7 +228,8 @@ fn main() {
     let medians: Vec<(f64, f64)> = rows
         .iter()
         .map(|(name, s)| {
-            let m = (median(s.iter().map(|x| x.mb_per_s).collect()), median(s.iter().map(|x| x.cpu_s_per_gb).collect()));
+            let m =
+                (median(s.iter().map(|x| x.mb_per_s).collect()), median(s.iter().map(|x| x.cpu_s_per_gb).collect()));
             println!("{name:<32} {:>10.1} {:>16.2}", m.0, m.1);
             m
         })
