@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 
 use kafka_wire::messages::create_topics_request::CreatableTopic;
 use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
+use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{CreateTopicsRequest, FetchRequest, ProduceRequest};
+use kafka_wire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest};
 use kafka_wire::{ErrorCode, Records, Uuid};
 use kafka_wire_connection::{Client, ClientConfig};
 use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
@@ -54,6 +55,18 @@ async fn create(client: &Client, topic: &str) -> Uuid {
     };
     let response = client.send(request).await.unwrap();
     assert_eq!(response.topics[0].error_code, ErrorCode::NONE);
+    // CreateTopics answers before the broker leads the partition.
+    let metadata = MetadataRequest {
+        topics: Some(vec![MetadataRequestTopic { name: Some(topic.into()), ..Default::default() }]),
+        ..Default::default()
+    };
+    while client.send(metadata.clone()).await.unwrap().topics[0]
+        .partitions
+        .first()
+        .is_none_or(|p| p.leader_id.get() < 0)
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     response.topics[0].topic_id
 }
 

@@ -86,7 +86,7 @@ impl Cluster {
         for topic in &metadata.topics {
             let Some(name) = &topic.name else { continue };
             routes.leaders.retain(|(t, _), _| t != name.as_str());
-            for p in topic.partitions.iter().filter(|p| p.error_code == ErrorCode::NONE) {
+            for p in topic.partitions.iter().filter(|p| p.error_code == ErrorCode::NONE && p.leader_id.get() >= 0) {
                 routes.leaders.insert((name.to_string(), p.partition_index), p.leader_id.get());
             }
         }

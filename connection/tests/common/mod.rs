@@ -6,10 +6,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
 use kafka_wire::messages::create_topics_request::CreatableTopic;
 use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
+use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kafka_wire::messages::{
     AddPartitionsToTxnRequest, ApiKey, CreateTopicsRequest, EndTxnRequest, FetchRequest, InitProducerIdRequest,
-    InitProducerIdResponse, ProduceRequest,
+    InitProducerIdResponse, MetadataRequest, ProduceRequest,
 };
 use kafka_wire::{ErrorCode, ProducerId, Records, Uuid};
 use kafka_wire_connection::{Client, Cluster, Error};
@@ -34,7 +35,29 @@ pub async fn create_topic(client: &Client, name: &str, partitions: i32) -> Uuid 
     let response = client.send(request).await.unwrap();
     let topic = &response.topics[0];
     assert_eq!(topic.error_code, ErrorCode::NONE, "{:?}", topic.error_message);
+    wait_for_leaders(client, name).await;
     topic.topic_id
+}
+
+/// Waits until Metadata names a leader for every partition of `topic`: CreateTopics answers
+/// before the broker leads them, and a produce in between gets NOT_LEADER_OR_FOLLOWER.
+pub async fn wait_for_leaders(client: &Client, topic: &str) {
+    let request = MetadataRequest {
+        topics: Some(vec![MetadataRequestTopic { name: Some(topic.into()), ..Default::default() }]),
+        ..Default::default()
+    };
+    for _ in 0..100 {
+        let metadata = client.send(request.clone()).await.unwrap();
+        let t = &metadata.topics[0];
+        if t.error_code == ErrorCode::NONE
+            && !t.partitions.is_empty()
+            && t.partitions.iter().all(|p| p.error_code == ErrorCode::NONE && p.leader_id.get() >= 0)
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("no leaders for {topic} after 10 s");
 }
 
 /// One batch of `n` records in `compression`: keys `{tag}-key-{i}`, values `{tag}-value-{i}…`,

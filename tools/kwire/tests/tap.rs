@@ -405,6 +405,12 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
             .await
             .unwrap();
         assert!(created.topics.iter().all(|t| t.error_code == kafka_wire::ErrorCode::NONE), "{created:?}");
+        // CreateTopics answers before the broker leads the new partitions: wait for leaders.
+        let cluster =
+            kafka_wire_connection::Cluster::connect(&[tap.addr().as_str()], ClientConfig::default()).await.unwrap();
+        for name in [topic, "java-through-the-tap"] {
+            cluster.with_leader(name, 0, |_| async { Ok(()) }).await.unwrap();
+        }
         for codec in [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
             let mut batch = BatchBuilder::new(BatchOptions::new(2, codec)).unwrap();
             batch.append(0, Some(b"k"), Some(b"v"), &[]).unwrap();
