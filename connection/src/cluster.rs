@@ -175,36 +175,26 @@ impl Cluster {
     }
 
     /// Runs `attempt` against the leader of `topic`'s `partition`; on a retriable error it
-    /// forgets that leader (and its connection, if the connection failed), waits, refreshes
-    /// the metadata and tries again, `attempts` times in all.
+    /// forgets that leader (and its connection, if the connection failed), so that the next
+    /// try reads the metadata again, and retries as [`Cluster::retrying`] does.
     pub async fn with_leader<T, F, Fut>(&self, topic: &str, partition: i32, attempt: F) -> Result<T, Error>
     where
         F: Fn(Client) -> Fut,
         Fut: Future<Output = Result<T, Error>>,
     {
-        let mut pause = self.backoff;
-        let mut tries = 0;
-        loop {
-            tries += 1;
+        self.retrying(|| async {
             let result = match self.leader(topic, partition).await {
                 Ok(client) => attempt(client).await,
                 Err(e) => Err(e),
             };
-            match result {
-                Ok(value) => return Ok(value),
-                Err(e) if e.is_retriable() || matches!(e, Error::Routing(_)) => {
-                    if tries >= self.attempts {
-                        return Err(Error::RetriesExhausted { attempts: tries, last: Box::new(e) });
-                    }
-                    tracing::debug!(topic, partition, error = %e, tries, "retrying on a fresh leader");
-                    self.forget(topic, partition, &e).await;
-                    tokio::time::sleep(pause).await;
-                    pause = (pause * 2).min(self.max_backoff);
-                    let _ = self.refresh(&[topic]).await;
+            if let Err(e) = &result {
+                if e.is_retriable() {
+                    self.forget(topic, partition, e).await;
                 }
-                Err(e) => return Err(e),
             }
-        }
+            result
+        })
+        .await
     }
 
     /// Runs `op` until it succeeds or fails with an error that is not retriable (a broker

@@ -67,11 +67,12 @@ impl From<std::io::Error> for Error {
 }
 
 impl Error {
-    /// Whether retrying (after refreshing metadata) may succeed.
+    /// Whether retrying (after refreshing metadata) may succeed. A routing error counts: a
+    /// partition without a leader gets one after an election.
     pub fn is_retriable(&self) -> bool {
         match self {
             Error::Broker { code, .. } => code.is_retriable(),
-            Error::Io(_) | Error::Closed(_) | Error::Timeout(_) => true,
+            Error::Io(_) | Error::Closed(_) | Error::Timeout(_) | Error::Routing(_) => true,
             _ => false,
         }
     }

@@ -25,9 +25,9 @@ pub fn request(frame: &Bytes, decoded: &RequestFrame, trailing: usize, schemas: 
     if let Err(e) = decoded.encode(&mut out) {
         return Reencoded::Failed(e.to_string());
     }
-    let again = RequestFrame::decode_with_trailing(out.clone().freeze().slice(4..)).map(|(f, _)| f);
-    let same_value = again.as_ref().is_ok_and(|f| f == decoded);
-    compare(frame, out.to_vec(), trailing, same_value, |offset| {
+    let out = out.freeze();
+    let same_value = || RequestFrame::decode_with_trailing(out.slice(4..)).is_ok_and(|(f, _)| f == *decoded);
+    compare(frame, &out, trailing, same_value, |offset| {
         locate(schemas, Side::Request, decoded.api_key(), decoded.version(), frame, offset)
     })
 }
@@ -45,24 +45,25 @@ pub fn response(
         return Reencoded::Failed(e.to_string());
     }
     let api = decoded.api_key();
-    let again = ResponseFrame::decode_with_trailing(out.clone().freeze().slice(4..), api, version).map(|(f, _)| f);
-    let same_value = again.as_ref().is_ok_and(|f| f == decoded);
-    compare(frame, out.to_vec(), trailing, same_value, |offset| {
-        locate(schemas, Side::Response, api, version, frame, offset)
-    })
+    let out = out.freeze();
+    let same_value =
+        || ResponseFrame::decode_with_trailing(out.slice(4..), api, version).is_ok_and(|(f, _)| f == *decoded);
+    compare(frame, &out, trailing, same_value, |offset| locate(schemas, Side::Response, api, version, frame, offset))
 }
 
+/// Compares the bytes; only when they differ is the re-encoding decoded again (`same_value`)
+/// and the field looked up, so frames that agree cost one encode and one comparison.
 fn compare(
     original: &[u8],
-    reencoded: Vec<u8>,
+    reencoded: &[u8],
     trailing: usize,
-    same_value: bool,
+    same_value: impl FnOnce() -> bool,
     field_at: impl Fn(usize) -> Option<String>,
 ) -> Reencoded {
     if reencoded == original {
         return Reencoded::Same;
     }
-    let at = original.iter().zip(&reencoded).position(|(a, b)| a != b).unwrap_or(original.len().min(reencoded.len()));
+    let at = original.iter().zip(reencoded).position(|(a, b)| a != b).unwrap_or(original.len().min(reencoded.len()));
     // The size prefix always differs when the lengths do: point at the first difference after it.
     let body_at = original[4.min(original.len())..]
         .iter()
@@ -77,12 +78,12 @@ fn compare(
     if trailing > 0 {
         why.push_str(&format!("; {trailing} bytes after the body dropped"));
     }
-    why.push_str(if same_value {
+    why.push_str(if same_value() {
         "; the decoded values are equal: the input was not in canonical form"
     } else {
         "; the decoded values differ: a codec bug"
     });
-    Reencoded::Differs { bytes: reencoded, why }
+    Reencoded::Differs { bytes: reencoded.to_vec(), why }
 }
 
 /// The path of the deepest field of the original frame covering `offset`, from `explain`.
