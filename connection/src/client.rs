@@ -49,6 +49,8 @@ struct State {
     conn: Connection,
     waiting: HashMap<i32, Waiting>,
     closed: Option<Error>,
+    /// Until when the broker throttles this connection (the latest `throttle_time_ms`).
+    throttled_until: Option<Instant>,
 }
 
 impl State {
@@ -101,9 +103,9 @@ impl Client {
         tracing::debug!(%peer, apis = negotiated.response.api_keys.len(), "connected");
 
         let (reader, writer) = stream.into_split();
-        let state = Arc::new(Mutex::new(State { conn, waiting: HashMap::new(), closed: None }));
+        let state = Arc::new(Mutex::new(State { conn, waiting: HashMap::new(), closed: None, throttled_until: None }));
         let (commands, receiver) = mpsc::unbounded_channel();
-        tokio::spawn(write_loop(writer, receiver, state.clone()));
+        tokio::spawn(write_loop(writer, receiver, state.clone(), config.honour_throttle));
         tokio::spawn(read_loop(reader, state.clone()));
         let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
         Ok(Client { shared: Arc::new(Shared { commands, permits, state, negotiated, config, peer }) })
@@ -127,6 +129,14 @@ impl Client {
     /// The version `send` uses for `api`, if both sides know one.
     pub fn version_of(&self, api: ApiKey) -> Option<i16> {
         self.shared.negotiated.versions.version(api)
+    }
+
+    /// Until when the broker throttles this connection, from the last response that said
+    /// so (`throttle_time_ms` > 0); `None` once that time has passed. With
+    /// [`ClientConfig::honour_throttle`] (the default) requests wait until then to be written.
+    pub fn throttled_until(&self) -> Option<Instant> {
+        let state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.throttled_until.filter(|until| *until > Instant::now())
     }
 
     /// The broker's address.
@@ -160,7 +170,8 @@ impl Client {
             correlation_id = tracing::field::Empty,
             bytes_out = tracing::field::Empty,
             bytes_in = tracing::field::Empty,
-            latency_us = tracing::field::Empty
+            latency_us = tracing::field::Empty,
+            throttle_ms = tracing::field::Empty
         );
         let timeout = self.shared.config.request_timeout;
         let work = async {
@@ -185,13 +196,21 @@ impl Client {
 }
 
 /// Encodes each request under the lock (so its correlation id is registered before any
-/// response can arrive) and writes it outside it.
+/// response can arrive) and writes it outside it; while the broker throttles the connection,
+/// waits first when told to honour that.
 async fn write_loop(
     mut writer: OwnedWriteHalf,
     mut commands: mpsc::UnboundedReceiver<Command>,
     state: Arc<Mutex<State>>,
+    honour_throttle: bool,
 ) {
     while let Some(command) = commands.recv().await {
+        if honour_throttle {
+            let until = state.lock().unwrap_or_else(|e| e.into_inner()).throttled_until;
+            if let Some(until) = until.filter(|until| *until > Instant::now()) {
+                tokio::time::sleep_until(until.into()).await;
+            }
+        }
         let span = command.span;
         let (bytes, no_response) = {
             let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
@@ -251,10 +270,17 @@ async fn read_loop(mut reader: OwnedReadHalf, state: Arc<Mutex<State>>) {
             match state.conn.next_response() {
                 Ok(None) => break,
                 Ok(Some(received)) => {
+                    let throttle_ms = received.throttle_time_ms().unwrap_or(0);
+                    if throttle_ms > 0 {
+                        let until = Instant::now() + std::time::Duration::from_millis(throttle_ms as u64);
+                        state.throttled_until = Some(state.throttled_until.map_or(until, |t| t.max(until)));
+                        tracing::info!(api = received.api.name(), throttle_ms, "the broker throttles this client");
+                    }
                     if let Some(w) = state.waiting.remove(&received.correlation_id) {
                         w.span
                             .record("bytes_in", received.bytes)
-                            .record("latency_us", w.sent_at.elapsed().as_micros() as u64);
+                            .record("latency_us", w.sent_at.elapsed().as_micros() as u64)
+                            .record("throttle_ms", throttle_ms);
                         let _ = w.reply.send(Ok(Some(received)));
                     }
                 }

@@ -28,6 +28,11 @@ pub struct ClientConfig {
     /// the newest body is sent under it: what a newer client sends, to exercise a broker's
     /// KIP-511 fallback.
     pub first_api_versions_version: Option<i16>,
+    /// Whether a throttled connection waits out the broker's `throttle_time_ms` before
+    /// writing its next request, as Kafka's clients do (KIP-219). Without it, requests
+    /// written meanwhile wait in the broker's muted socket instead, counted against
+    /// `request_timeout`.
+    pub honour_throttle: bool,
 }
 
 impl Default for ClientConfig {
@@ -42,6 +47,7 @@ impl Default for ClientConfig {
             connect_timeout: Duration::from_secs(10),
             sasl: None,
             first_api_versions_version: None,
+            honour_throttle: true,
         }
     }
 }
@@ -64,6 +70,11 @@ impl ClientConfig {
 
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    pub fn honour_throttle(mut self, honour: bool) -> Self {
+        self.honour_throttle = honour;
         self
     }
 

@@ -49,6 +49,13 @@ impl Received {
         let got = self.body.api_key();
         R::Response::try_from(self.body).map_err(|_| Error::UnexpectedResponse { expected: R::API, got })
     }
+
+    /// How long the broker throttles this client, in ms (KIP-219: it answered at once and
+    /// reads nothing more from this connection until then); `None` when the response has no
+    /// `throttle_time_ms`.
+    pub fn throttle_time_ms(&self) -> Option<i32> {
+        self.body.throttle_time_ms(self.version)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -372,3 +372,53 @@ async fn a_sasl_listener_without_sasl_closes_the_connection() {
     let again = client.send(MetadataRequest::default()).await.unwrap_err();
     assert!(matches!(again, Error::Closed(_) | Error::Io(_)), "{again}");
 }
+
+/// A client id over its produce quota: Kafka answers with `throttle_time_ms` (KIP-219), the
+/// client reports it, and its next request is written only once the throttle has passed.
+#[tokio::test]
+async fn a_throttled_client_reports_the_quota_and_waits_it_out() {
+    use kafka_wire::messages::alter_client_quotas_request::{EntityData, EntryData, OpData};
+    use kafka_wire::messages::AlterClientQuotasRequest;
+    let Some(kafka) = kafka() else { return };
+    let client_id = format!("throttled-{}", std::process::id());
+    let admin = client(kafka).await;
+    let quota = AlterClientQuotasRequest {
+        entries: vec![EntryData {
+            entity: vec![EntityData {
+                entity_type: "client-id".into(),
+                entity_name: Some(client_id.as_str().into()),
+                ..Default::default()
+            }],
+            ops: vec![OpData { key: "producer_byte_rate".into(), value: 2048.0, remove: false, ..Default::default() }],
+            ..Default::default()
+        }],
+        validate_only: false,
+        ..Default::default()
+    };
+    let answer = admin.send(quota).await.unwrap();
+    assert!(answer.entries.iter().all(|e| e.error_code == ErrorCode::NONE), "{answer:?}");
+    let topic = "throttled";
+    create_topic(&admin, topic, 1).await;
+
+    let throttled = Client::connect(kafka.plaintext(), ClientConfig::default().client_id(&client_id)).await.unwrap();
+    // Quotas reach the broker's cache shortly after the controller takes them: produce until
+    // one answer is throttled (about 26 KB a round against 2 KiB/s over Kafka's window of about 11 s).
+    let mut throttle_ms = 0;
+    for round in 0..20 {
+        let request = produce_request(topic, 0, batch(Compression::None, 300, &format!("t{round}")), -1);
+        let sent = throttled.send_kind(request.into(), throttled.version_of(ApiKey::Produce).unwrap()).await.unwrap();
+        let received = sent.expect("acks=-1 is answered");
+        throttle_ms = received.throttle_time_ms().expect("Produce v1+ has throttle_time_ms");
+        let produced = received.into_typed::<kafka_wire::messages::ProduceRequest>().unwrap();
+        assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
+        if throttle_ms > 0 {
+            println!("round {round}: throttled for {throttle_ms} ms");
+            break;
+        }
+    }
+    assert!(throttle_ms > 0, "Kafka never throttled {client_id}");
+    let until = throttled.throttled_until().expect("the client reports the throttle");
+    throttled.send(MetadataRequest::default()).await.unwrap();
+    assert!(std::time::Instant::now() >= until, "answered before the throttle of {throttle_ms} ms had passed");
+    assert_eq!(throttled.throttled_until(), None, "the throttle is over");
+}

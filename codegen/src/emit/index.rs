@@ -190,6 +190,7 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
     let flexible: Vec<TokenStream> = apis.iter().map(|a| opt_range_lit(a.request.flexible_versions)).collect();
     let supported: Vec<TokenStream> =
         apis.iter().map(|a| opt_range_lit(supported_versions(a.request, options))).collect();
+    let throttle = emit_throttle(apis);
     let req_header = header_version_arms(apis, false);
     let resp_header = header_version_arms(apis, true);
     let request_kind = emit_kind_enum(
@@ -356,6 +357,48 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
 
         #request_kind
         #response_kind
+        #throttle
+    }
+}
+
+/// `ResponseKind::throttle_time_ms`: the top-level `ThrottleTimeMs` of each response that has
+/// one, where its version has it, so a connection can report and honour quotas (KIP-219)
+/// whatever the API.
+fn emit_throttle(apis: &[Api<'_>]) -> TokenStream {
+    let mut arms = Vec::new();
+    let mut every_version = true;
+    for api in apis {
+        let field = api.response.fields.iter().find(|f| {
+            f.name == "ThrottleTimeMs" && f.ty == crate::ir::FieldType::Int32 && f.tagged_versions.is_none()
+        });
+        let Some(field) = field else {
+            every_version = false;
+            continue;
+        };
+        let variant = &api.variant;
+        let name = super::names::field_ident(&field.name);
+        match super::cond::Cond::new(Some(field.versions), api.response.valid_versions) {
+            super::cond::Cond::Never => every_version = false,
+            super::cond::Cond::Always => arms.push(quote!(ResponseKind::#variant(b) => Some(b.#name),)),
+            super::cond::Cond::Test(test) => {
+                every_version = false;
+                arms.push(quote!(ResponseKind::#variant(b) if #test => Some(b.#name),));
+            }
+        }
+    }
+    let rest = if every_version { quote!() } else { quote!(_ => None,) };
+    quote! {
+        impl ResponseKind {
+            /// How long the broker throttles this client, in ms (`throttle_time_ms`, 0 when
+            /// not throttled); `None` when the response at `version` has no such field.
+            #[allow(unused_variables)]
+            pub fn throttle_time_ms(&self, version: i16) -> Option<i32> {
+                match self {
+                    #(#arms)*
+                    #rest
+                }
+            }
+        }
     }
 }
 

@@ -322,3 +322,14 @@ impl ResponseKind {
         )
     }
 }
+impl ResponseKind {
+    /// How long the broker throttles this client, in ms (`throttle_time_ms`, 0 when
+    /// not throttled); `None` when the response at `version` has no such field.
+    #[allow(unused_variables)]
+    pub fn throttle_time_ms(&self, version: i16) -> Option<i32> {
+        match self {
+            ResponseKind::BrokerRegistration(b) => Some(b.throttle_time_ms),
+            _ => None,
+        }
+    }
+}
