@@ -13,8 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use kafka_wire::messages::{ApiKey, ApiRequest, ApiVersionsResponse, NegotiatedVersions, RequestKind};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tracing::Instrument;
@@ -94,15 +93,37 @@ impl Client {
     }
 
     async fn connect_now(addr: impl ToSocketAddrs, config: ClientConfig) -> Result<Client, Error> {
-        let mut stream = TcpStream::connect(addr).await?;
+        let stream = TcpStream::connect(addr).await?;
         stream.set_nodelay(true)?;
         let peer = stream.peer_addr()?;
+        #[cfg(feature = "tls")]
+        if let Some(tls) = &config.tls {
+            let stream = tls.connect(stream, peer).await?;
+            return Self::start(stream, tokio::io::split, peer, config).await;
+        }
+        // A TCP stream splits without the lock `tokio::io::split` takes on every read and write.
+        Self::start(stream, TcpStream::into_split, peer, config).await
+    }
+
+    /// Negotiates and authenticates over `stream`, then hands its halves to the reader and
+    /// writer tasks.
+    async fn start<S, R, W>(
+        mut stream: S,
+        split: impl FnOnce(S) -> (R, W),
+        peer: SocketAddr,
+        config: ClientConfig,
+    ) -> Result<Client, Error>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let mut conn = Connection::new(config.client_id.as_deref(), config.max_frame_size);
         let negotiated = handshake::negotiate(&mut stream, &mut conn, &config).await?;
         handshake::authenticate(&mut stream, &mut conn, &config, &negotiated.versions).await?;
         tracing::debug!(%peer, apis = negotiated.response.api_keys.len(), "connected");
 
-        let (reader, writer) = stream.into_split();
+        let (reader, writer) = split(stream);
         let state = Arc::new(Mutex::new(State { conn, waiting: HashMap::new(), closed: None, throttled_until: None }));
         let (commands, receiver) = mpsc::unbounded_channel();
         tokio::spawn(write_loop(writer, receiver, state.clone(), config.honour_throttle));
@@ -199,7 +220,7 @@ impl Client {
 /// response can arrive) and writes it outside it; while the broker throttles the connection,
 /// waits first when told to honour that.
 async fn write_loop(
-    mut writer: OwnedWriteHalf,
+    mut writer: impl AsyncWrite + Unpin,
     mut commands: mpsc::UnboundedReceiver<Command>,
     state: Arc<Mutex<State>>,
     honour_throttle: bool,
@@ -256,7 +277,7 @@ async fn write_loop(
 
 /// Reads responses and wakes their callers; any framing error or end of stream closes the
 /// connection for everyone waiting.
-async fn read_loop(mut reader: OwnedReadHalf, state: Arc<Mutex<State>>) {
+async fn read_loop(mut reader: impl AsyncRead + Unpin, state: Arc<Mutex<State>>) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let read = reader.read(&mut buf).await;

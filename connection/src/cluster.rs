@@ -109,7 +109,7 @@ impl Cluster {
         addresses.extend(self.bootstrap.iter().cloned());
         let mut last = Error::Routing("no bootstrap server given".into());
         for address in addresses {
-            match Client::connect(address.as_str(), self.config.clone()).await {
+            match Client::connect(address.as_str(), self.config.for_address(&address)).await {
                 Ok(client) => return Ok(client),
                 Err(e) => last = e,
             }
@@ -126,7 +126,7 @@ impl Cluster {
             }
             routes.brokers.get(&id).cloned().ok_or_else(|| Error::Routing(format!("no broker {id} in the metadata")))?
         };
-        let client = Client::connect(address.as_str(), self.config.clone()).await?;
+        let client = Client::connect(address.as_str(), self.config.for_address(&address)).await?;
         self.routes.lock().await.clients.insert(id, client.clone());
         Ok(client)
     }

@@ -33,6 +33,9 @@ pub struct ClientConfig {
     /// written meanwhile wait in the broker's muted socket instead, counted against
     /// `request_timeout`.
     pub honour_throttle: bool,
+    /// TLS, for an SSL or SASL_SSL listener.
+    #[cfg(feature = "tls")]
+    pub tls: Option<crate::tls::TlsConfig>,
 }
 
 impl Default for ClientConfig {
@@ -48,6 +51,8 @@ impl Default for ClientConfig {
             sasl: None,
             first_api_versions_version: None,
             honour_throttle: true,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -71,6 +76,24 @@ impl ClientConfig {
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
         self
+    }
+
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: crate::tls::TlsConfig) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
+    /// This configuration for the broker at `address` (`host:port`): with TLS, the host is
+    /// the name its certificate must carry, unless one was set.
+    pub(crate) fn for_address(&self, address: &str) -> ClientConfig {
+        #[cfg(feature = "tls")]
+        return ClientConfig { tls: self.tls.as_ref().map(|tls| tls.for_address(address)), ..self.clone() };
+        #[cfg(not(feature = "tls"))]
+        {
+            let _ = address;
+            self.clone()
+        }
     }
 
     pub fn honour_throttle(mut self, honour: bool) -> Self {

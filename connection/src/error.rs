@@ -55,6 +55,9 @@ pub enum Error {
     /// A retriable error persisted after the retries allowed.
     #[error("gave up after {attempts} attempts: {last}")]
     RetriesExhausted { attempts: u32, last: Box<Error> },
+    /// The TLS configuration or handshake failed (an untrusted certificate, a wrong name).
+    #[error("TLS: {0}")]
+    Tls(String),
     /// A name did not resolve, or the cluster has no broker for what was asked.
     #[error("{0}")]
     Routing(String),

@@ -6,8 +6,7 @@ use kafka_wire::messages::{
     SaslHandshakeRequest,
 };
 use kafka_wire::{Encode, ErrorCode};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::config::ClientConfig;
 use crate::connection::{Connection, Received, Sent};
@@ -23,7 +22,11 @@ pub struct Negotiated {
 }
 
 /// Writes what `conn` holds and reads until the response to `sent` arrives.
-async fn exchange(stream: &mut TcpStream, conn: &mut Connection, sent: Sent) -> Result<Received, Error> {
+async fn exchange(
+    stream: &mut (impl AsyncRead + AsyncWrite + Unpin),
+    conn: &mut Connection,
+    sent: Sent,
+) -> Result<Received, Error> {
     stream.write_all(&conn.take_outgoing()).await?;
     let mut buf = vec![0u8; 16 * 1024];
     loop {
@@ -42,7 +45,7 @@ async fn exchange(stream: &mut TcpStream, conn: &mut Connection, sent: Sent) -> 
 }
 
 async fn request<R: ApiRequest>(
-    stream: &mut TcpStream,
+    stream: &mut (impl AsyncRead + AsyncWrite + Unpin),
     conn: &mut Connection,
     request: R,
     version: i16,
@@ -55,7 +58,7 @@ async fn request<R: ApiRequest>(
 /// when the broker answers UNSUPPORTED_VERSION with its own range, once more at the newest
 /// version both know (version 0 if it gave none), as KIP-511 specifies.
 pub async fn negotiate(
-    stream: &mut TcpStream,
+    stream: &mut (impl AsyncRead + AsyncWrite + Unpin),
     conn: &mut Connection,
     config: &ClientConfig,
 ) -> Result<Negotiated, Error> {
@@ -97,7 +100,7 @@ pub async fn negotiate(
 /// SaslHandshake v1 with the configured mechanism, then SaslAuthenticate until the mechanism
 /// is satisfied. A refusal is a typed error carrying Kafka's message.
 pub async fn authenticate(
-    stream: &mut TcpStream,
+    stream: &mut (impl AsyncRead + AsyncWrite + Unpin),
     conn: &mut Connection,
     config: &ClientConfig,
     versions: &NegotiatedVersions,

@@ -3,7 +3,7 @@
 //! - [`Connection`]: the sans-io core. Framing, correlation ids, the response header version
 //!   each request calls for, typed responses; no I/O, never a panic on what a peer sends.
 //! - [`Client`]: one broker over tokio. The ApiVersions handshake (with KIP-511's fallback),
-//!   SASL PLAIN and SCRAM, requests at the highest common version, pipelining, timeouts.
+//!   SASL PLAIN and SCRAM, TLS with rustls (feature `tls`), requests at the highest common version, pipelining, timeouts.
 //! - [`Cluster`]: bootstrap servers, metadata, and the leader of a partition or the
 //!   coordinator of a group, with retries on the errors that call for them.
 //!
@@ -25,6 +25,8 @@ mod connection;
 mod error;
 mod handshake;
 pub mod sasl;
+#[cfg(feature = "tls")]
+pub mod tls;
 
 pub use client::Client;
 pub use cluster::{Cluster, CoordinatorType};
@@ -33,6 +35,8 @@ pub use connection::{Connection, Received, Sent, DEFAULT_MAX_FRAME_SIZE};
 pub use error::Error;
 pub use handshake::Negotiated;
 pub use sasl::{Credentials, Mechanism};
+#[cfg(feature = "tls")]
+pub use tls::TlsConfig;
 
 /// The README's "Talking to a broker" samples, compiled as doc tests.
 #[doc = include_str!(concat!(env!("OUT_DIR"), "/talking-to-a-broker.md"))]

@@ -422,3 +422,79 @@ async fn a_throttled_client_reports_the_quota_and_waits_it_out() {
     assert!(std::time::Instant::now() >= until, "answered before the throttle of {throttle_ms} ms had passed");
     assert_eq!(throttled.throttled_until(), None, "the throttle is over");
 }
+
+fn tls() -> kafka_wire_connection::TlsConfig {
+    kafka_wire_connection::TlsConfig::with_ca_pem(kafka().unwrap().ca_pem.as_bytes()).unwrap()
+}
+
+/// Kafka's SSL listener: the handshake checks the broker's certificate against the test CA
+/// and the address dialled; a client, and a `Cluster` whose brokers come from Metadata, then
+/// produce and fetch over TLS.
+#[tokio::test]
+async fn tls_to_the_ssl_listener() {
+    let Some(kafka) = kafka() else { return };
+    let client = Client::connect(kafka.ssl(), ClientConfig::default().tls(tls())).await.expect("TLS to Kafka");
+    let topic = "over-tls";
+    let topic_id = create_topic(&client, topic, 1).await;
+    let records = batch(Compression::Zstd, 100, "tls");
+    let expected = records.to_vec(Default::default()).unwrap();
+    let response = client.send(produce_request(topic, 0, records, -1)).await.unwrap();
+    assert_eq!(response.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
+
+    let cluster =
+        kafka_wire_connection::Cluster::connect(&[&kafka.ssl().to_string()], ClientConfig::default().tls(tls()))
+            .await
+            .unwrap();
+    let produced =
+        cluster.produce(topic, 0, batch(Compression::Lz4, 10, "tls2"), -1, Duration::from_secs(30)).await.unwrap();
+    assert_eq!(produced.base_offset, 100);
+    let leader = cluster.leader(topic, 0).await.unwrap();
+    assert_eq!(leader.peer(), kafka.ssl(), "the SSL listener, as Metadata advertises it");
+    let fetched = leader.send(fetch_request(topic, topic_id, 0, 0)).await.unwrap();
+    let records = fetched.responses[0].partitions[0].records.clone().unwrap();
+    records.verify().unwrap();
+    let got: Vec<_> = records.records().map(Result::unwrap).collect();
+    assert!(got.len() >= 100, "{} records", got.len());
+    for (ours, theirs) in expected.iter().zip(&got) {
+        assert_eq!((&ours.key, &ours.value, &ours.headers), (&theirs.key, &theirs.value, &theirs.headers));
+    }
+}
+
+#[tokio::test]
+async fn sasl_scram_over_tls() {
+    let Some(kafka) = kafka() else { return };
+    let config =
+        ClientConfig::default().tls(tls()).sasl(Credentials::scram_sha512(SCRAM_SHA512_USER.0, SCRAM_SHA512_USER.1));
+    let client = Client::connect(kafka.sasl_ssl(), config).await.expect("SASL_SSL");
+    let metadata = client.send(MetadataRequest::default()).await.unwrap();
+    assert_eq!(metadata.cluster_id.as_deref(), Some(kafka.cluster_id.as_str()));
+    let wrong = ClientConfig::default().tls(tls()).sasl(Credentials::plain(PLAIN_USER.0, "wrong"));
+    match Client::connect(kafka.sasl_ssl(), wrong).await {
+        Err(Error::Authentication { code, .. }) => assert_eq!(code, ErrorCode::SASL_AUTHENTICATION_FAILED),
+        other => panic!("expected an authentication error, got {other:?}"),
+    }
+}
+
+/// A certificate for another name, a CA that did not sign it, TLS to a plaintext listener:
+/// each a typed error, never a connection.
+#[tokio::test]
+async fn tls_refuses_what_it_cannot_trust() {
+    let Some(kafka) = kafka() else { return };
+    let wrong_name = ClientConfig::default().tls(tls().server_name("kafka.example.com").unwrap());
+    match Client::connect(kafka.ssl(), wrong_name).await {
+        Err(Error::Tls(why)) => assert!(why.contains("certificate"), "{why}"),
+        other => panic!("a certificate for another name: {other:?}"),
+    }
+    // Another CA, of the same (empty) name: the signature does not verify.
+    let other =
+        kafka_wire_connection::TlsConfig::with_ca_pem(kafka_wire_test_support::kafka::other_ca_pem().as_bytes())
+            .unwrap();
+    match Client::connect(kafka.ssl(), ClientConfig::default().tls(other)).await {
+        Err(Error::Tls(why)) => assert!(why.contains("invalid peer certificate"), "{why}"),
+        other => panic!("an untrusted CA: {other:?}"),
+    }
+    match Client::connect(kafka.plaintext(), ClientConfig::default().tls(tls())).await {
+        Err(Error::Tls(_) | Error::Closed(_) | Error::Io(_)) => {}
+        other => panic!("TLS to a plaintext listener: {other:?}"),
+    }
+}

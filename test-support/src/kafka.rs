@@ -34,6 +34,9 @@ pub struct Node {
     pub id: i32,
     pub plaintext: u16,
     pub sasl: u16,
+    /// SSL and SASL_SSL listeners, with the cluster's certificate.
+    pub ssl: u16,
+    pub sasl_ssl: u16,
     pub controller: u16,
     dir: PathBuf,
     /// The shell around the JVM; dropping its stdin ends it and the JVM.
@@ -47,6 +50,8 @@ pub struct Node {
 pub struct Kafka {
     pub nodes: Vec<Node>,
     pub cluster_id: String,
+    /// The CA that signed every node's certificate (for "localhost" and 127.0.0.1), PEM.
+    pub ca_pem: String,
     dir: Option<TempDir>,
     jars: PathBuf,
 }
@@ -146,13 +151,17 @@ impl Kafka {
                 id,
                 plaintext: free_port()?,
                 sasl: free_port()?,
+                ssl: free_port()?,
+                sasl_ssl: free_port()?,
                 controller: free_port()?,
                 dir: node_dir,
                 shell: None,
                 pid: 0,
             });
         }
-        let mut kafka = Kafka { nodes: list, cluster_id, dir: Some(dir), jars };
+        let (ca_pem, key_and_chain) = certificates()?;
+        std::fs::write(dir.path().join("server.pem"), key_and_chain)?;
+        let mut kafka = Kafka { nodes: list, cluster_id, ca_pem, dir: Some(dir), jars };
         let voters: Vec<String> = kafka.nodes.iter().map(|n| format!("{}@127.0.0.1:{}", n.id, n.controller)).collect();
         let voters = voters.join(",");
         for i in 0..kafka.nodes.len() {
@@ -177,28 +186,35 @@ impl Kafka {
         let _ = writeln!(c, "controller.quorum.voters={voters}");
         let _ = writeln!(
             c,
-            "listeners=PLAINTEXT://127.0.0.1:{},SASL_PLAINTEXT://127.0.0.1:{},CONTROLLER://127.0.0.1:{}",
-            n.plaintext, n.sasl, n.controller
+            "listeners=PLAINTEXT://127.0.0.1:{},SASL_PLAINTEXT://127.0.0.1:{},SSL://127.0.0.1:{},SASL_SSL://127.0.0.1:{},CONTROLLER://127.0.0.1:{}",
+            n.plaintext, n.sasl, n.ssl, n.sasl_ssl, n.controller
         );
         let _ = writeln!(
             c,
-            "advertised.listeners=PLAINTEXT://127.0.0.1:{},SASL_PLAINTEXT://127.0.0.1:{}",
-            n.plaintext, n.sasl
+            "advertised.listeners=PLAINTEXT://127.0.0.1:{},SASL_PLAINTEXT://127.0.0.1:{},SSL://127.0.0.1:{},SASL_SSL://127.0.0.1:{}",
+            n.plaintext, n.sasl, n.ssl, n.sasl_ssl
         );
         c.push_str(
             "controller.listener.names=CONTROLLER\ninter.broker.listener.name=PLAINTEXT\n\
-             listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT\n\
-             sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512\n",
+             listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT\n\
+             sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512\nssl.keystore.type=PEM\n",
         );
         let _ = writeln!(
             c,
-            "listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_{plain_user}=\"{plain_password}\";"
+            "ssl.keystore.location={}",
+            self.dir.as_ref().expect("running").path().join("server.pem").display()
         );
-        for mechanism in ["scram-sha-256", "scram-sha-512"] {
+        for listener in ["sasl_plaintext", "sasl_ssl"] {
             let _ = writeln!(
                 c,
-                "listener.name.sasl_plaintext.{mechanism}.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+                "listener.name.{listener}.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_{plain_user}=\"{plain_password}\";"
             );
+            for mechanism in ["scram-sha-256", "scram-sha-512"] {
+                let _ = writeln!(
+                    c,
+                    "listener.name.{listener}.{mechanism}.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+                );
+            }
         }
         let _ = writeln!(c, "log.dirs={}", n.dir.join("data").display());
         for key in [
@@ -322,6 +338,16 @@ impl Kafka {
         SocketAddr::from((Ipv4Addr::LOCALHOST, self.nodes[0].sasl))
     }
 
+    /// The SSL listener of the first node.
+    pub fn ssl(&self) -> SocketAddr {
+        SocketAddr::from((Ipv4Addr::LOCALHOST, self.nodes[0].ssl))
+    }
+
+    /// The SASL_SSL listener of the first node.
+    pub fn sasl_ssl(&self) -> SocketAddr {
+        SocketAddr::from((Ipv4Addr::LOCALHOST, self.nodes[0].sasl_ssl))
+    }
+
     /// The node with id `id`.
     pub fn node(&self, id: i32) -> &Node {
         self.nodes.iter().find(|n| n.id == id).expect("a node of this cluster")
@@ -376,4 +402,26 @@ impl Drop for Kafka {
             }
         }
     }
+}
+
+/// A CA of its own, which signed none of the brokers' certificates: what a client that
+/// trusts the wrong CA holds.
+pub fn other_ca_pem() -> String {
+    certificates().expect("rcgen makes certificates").0
+}
+
+/// A CA and a certificate it signed for "localhost" and 127.0.0.1: the CA's PEM, and the
+/// broker's private key (PKCS#8) followed by its certificate chain, the one PEM file Kafka's
+/// `ssl.keystore.type=PEM` reads.
+fn certificates() -> std::io::Result<(String, String)> {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+    let fail = |e: rcgen::Error| std::io::Error::other(format!("making the test certificates: {e}"));
+    let ca_key = KeyPair::generate().map_err(fail)?;
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(fail)?;
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).map_err(fail)?;
+    let key = KeyPair::generate().map_err(fail)?;
+    let params = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()]).map_err(fail)?;
+    let cert = params.signed_by(&key, &ca, &ca_key).map_err(fail)?;
+    Ok((ca.pem(), format!("{}{}{}", key.serialize_pem(), cert.pem(), ca.pem())))
 }

@@ -368,9 +368,10 @@ fn emit_throttle(apis: &[Api<'_>]) -> TokenStream {
     let mut arms = Vec::new();
     let mut every_version = true;
     for api in apis {
-        let field = api.response.fields.iter().find(|f| {
-            f.name == "ThrottleTimeMs" && f.ty == crate::ir::FieldType::Int32 && f.tagged_versions.is_none()
-        });
+        let field =
+            api.response.fields.iter().find(|f| {
+                f.name == "ThrottleTimeMs" && f.ty == crate::ir::FieldType::Int32 && f.tagged_versions.is_none()
+            });
         let Some(field) = field else {
             every_version = false;
             continue;
