@@ -16,6 +16,9 @@ pub enum DirLockError {
     Held { dir: String, holder: String },
     #[error("locking {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    /// The log directory could not be created (durably: see `kafka_wire_legacy::log::durable`).
+    #[error(transparent)]
+    Create(#[from] kafka_wire_legacy::log::LogError),
 }
 
 /// Held while the broker runs; dropping it (or exiting) releases the directory.
@@ -32,7 +35,8 @@ pub struct DirLock {
 pub fn lock(dir: &Path) -> Result<DirLock, DirLockError> {
     let path = dir.join(LOCK_FILE);
     let io = |source| DirLockError::Io { path: path.clone(), source };
-    std::fs::create_dir_all(dir).map_err(io)?;
+    // The log directory's name must survive a power loss with what is acknowledged inside it.
+    kafka_wire_legacy::log::durable::create_dir_all(dir)?;
     let file =
         std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
     #[cfg(target_os = "linux")]

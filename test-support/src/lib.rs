@@ -21,6 +21,7 @@ pub mod broker;
 pub mod cli;
 pub mod kafka;
 pub mod legacy_client;
+pub mod power_loss;
 pub mod tansu;
 
 pub use broker::{broker, kwire_broker_bin, BrokerOptions, BrokerProcess};

@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::SystemTime;
 
 use crate::log::config::{LogConfig, TopicOverrides};
+use crate::log::durable::sync_dir;
 use crate::log::error::LogError;
 use crate::log::flusher::{flush_outside_lock, Flusher};
 use crate::log::partition::{lock, AppendInfo, PartitionHandle, PartitionLog, RetentionInfo};
-use crate::log::segment::sync_dir;
 use crate::log::slice::FileSlice;
 use crate::{
     validate_message_set_within, validate_new_topic, validate_topic, DEFAULT_MAX_TOPIC_NAME_LENGTH, OFFSETS_EARLIEST,
@@ -117,7 +117,9 @@ impl LogManager {
         clock: Arc<dyn Fn() -> SystemTime + Send + Sync>,
     ) -> Result<LogManager, LogError> {
         let dir = dir.into();
-        fs::create_dir_all(&dir).map_err(LogError::io("create log directory", &dir))?;
+        // Created durably: a log directory whose name is lost takes every acknowledged
+        // message with it.
+        crate::log::durable::create_dir_all(&dir)?;
         let marker = dir.join(CLEAN_SHUTDOWN_FILE);
         let clean = marker.exists();
         let now = clock();

@@ -13,9 +13,18 @@
 //! and a background thread ([`LogManager::start_background_flush`]) fsyncs without holding the
 //! log's lock, then moves the high-water mark (what [`Visibility::AfterFlush`] shows) to the
 //! position captured before the fsync. [`LogManager::flush_to`] waits for a given position.
+//!
+//! Durability rule (every file-system call of the log and of the broker's files beside it
+//! follows it; see [`durable`]): data counts as flushed only after its file's fsync, and a name
+//! only after its directory's fsync. A roll fsyncs the old segment, creates the new one and
+//! fsyncs the partition directory before the first write to it; a new partition directory is
+//! fsynced with its parent; the log directory and each missing ancestor are created with
+//! their parents fsynced; removals (retention, topic deletion, the clean-shutdown marker) and
+//! the topic configuration's rename are followed by an fsync of their directory.
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod durable;
 pub mod error;
 mod flusher;
 pub mod manager;

@@ -11,9 +11,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 
 use crate::log::config::{LogConfig, Visibility};
+use crate::log::durable::sync_dir;
 use crate::log::error::LogError;
 use crate::log::recovery::valid_prefix;
-use crate::log::segment::{parse_segment_file_name, sync_dir, Segment};
+use crate::log::segment::{parse_segment_file_name, Segment};
 use crate::log::slice::FileSlice;
 use crate::{validate_message_set, SetSummary};
 

@@ -72,11 +72,6 @@ impl Segment {
     }
 }
 
-/// fsync a directory so that created, renamed and deleted entries survive a crash.
-pub(crate) fn sync_dir(dir: &Path) -> Result<(), LogError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(LogError::io("fsync directory", dir))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
