@@ -436,11 +436,22 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
     let ours_frames = tap.out().len();
     let ours_differences: BTreeMap<_, _> = reencode_differences(&tap.out()[python_frames..]);
 
-    // Kafka's own Java producer (each codec, a committed and an aborted transaction) and
+    // Kafka's own Java admin client (create, describe, alter configs, add a partition, list
+    // offsets, delete), producer (each codec, a committed and an aborted transaction) and
     // consumer (read_committed). Kafka 4.4's client opens with ApiVersions v5, which the tap
     // answers as KIP-511 says; it then asks at v4, and the clamped answer keeps it on versions
     // the tap decodes.
     let java_topic = "java-through-the-tap";
+    let admin = kafka_wire_test_support::kafka::java_client(&["admin", &tap.addr(), "java-admin-through-the-tap", "2"])
+        .unwrap();
+    assert!(admin.status.success(), "Java admin client: {}", String::from_utf8_lossy(&admin.stderr));
+    let admin: serde_json::Value = serde_json::from_slice(&admin.stdout).unwrap();
+    assert_eq!(admin["partitions"], 3, "created with 2, increased to 3: {admin}");
+    assert_eq!(
+        (&admin["retention.ms"], &admin["listed"], &admin["deleted"]),
+        (&"3600000".into(), &true.into(), &true.into())
+    );
+    assert_eq!((&admin["cluster_nodes"], &admin["latest"]), (&1.into(), &0.into()), "{admin}");
     let produced = kafka_wire_test_support::kafka::java_client(&["produce", &tap.addr(), java_topic, "10"]).unwrap();
     assert!(produced.status.success(), "Java producer: {}", String::from_utf8_lossy(&produced.stderr));
     let consumed =

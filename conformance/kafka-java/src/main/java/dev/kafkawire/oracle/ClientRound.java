@@ -6,7 +6,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,6 +37,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                   producer, N committed and N aborted records
  * consume BOOTSTRAP TOPIC N ISOLATION   partition 0 from the start until N records (or 60 s);
  *                                   one JSON line per record: offset, key, value, headers
+ * admin BOOTSTRAP TOPIC N           the admin client: create TOPIC with N partitions, describe
+ *                                   it and the cluster, alter and describe its configuration,
+ *                                   add a partition, list offsets, delete it; one JSON summary
  * </pre>
  */
 public final class ClientRound {
@@ -41,6 +54,8 @@ public final class ClientRound {
             produce(bootstrap, topic, n);
         } else if (mode.equals("consume")) {
             consume(bootstrap, topic, n, args[4]);
+        } else if (mode.equals("admin")) {
+            admin(bootstrap, topic, n);
         } else {
             throw new IllegalArgumentException("unknown mode " + mode);
         }
@@ -123,5 +138,37 @@ public final class ClientRound {
                 }
             }
         }
+    }
+
+    static void admin(String bootstrap, String topic, int partitions) throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode out = mapper.createObjectNode();
+        try (Admin admin = Admin.create(p)) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            out.put("cluster_nodes", admin.describeCluster().nodes().get().size());
+            out.put("listed", admin.listTopics().names().get().contains(topic));
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            AlterConfigOp retention = new AlterConfigOp(new ConfigEntry("retention.ms", "3600000"), AlterConfigOp.OpType.SET);
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(retention))).all().get();
+            out.put("retention.ms", admin.describeConfigs(List.of(resource)).all().get().get(resource).get("retention.ms").value());
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(partitions + 1))).all().get();
+            // Metadata catches up with the new partition shortly after CreatePartitions answers.
+            int described = 0;
+            for (int attempt = 0; attempt < 50 && described != partitions + 1; attempt++) {
+                TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+                described = d.partitions().size();
+                if (described != partitions + 1) {
+                    Thread.sleep(100);
+                }
+            }
+            out.put("partitions", described);
+            TopicPartition first = new TopicPartition(topic, 0);
+            out.put("latest", admin.listOffsets(Map.of(first, OffsetSpec.latest())).all().get().get(first).offset());
+            admin.deleteTopics(List.of(topic)).all().get();
+            out.put("deleted", !admin.listTopics().names().get().contains(topic));
+        }
+        System.out.println(out);
     }
 }
