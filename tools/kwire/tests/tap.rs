@@ -254,11 +254,7 @@ print(json.dumps({"consumed": len(values), "committed": committed, "end": end, "
 #[test]
 fn kafka_python_through_the_tap_to_tansu() {
     let Some(tansu) = Tansu::start_or_skip() else { return };
-    let Some(python) = std::env::var_os("KAFKA_WIRE_PYTHON") else {
-        assert!(std::env::var_os("CI").is_none(), "KAFKA_WIRE_PYTHON must be set under CI (scripts/test sets it)");
-        eprintln!("KAFKA_WIRE_PYTHON not set: skipped");
-        return;
-    };
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
     let dir = tempfile::tempdir().unwrap();
     let recording_path = dir.path().join("tap.rec");
     let tap = Tap::start(&tansu.addr().to_string(), &["--record", recording_path.to_str().unwrap()]);
@@ -357,16 +353,8 @@ fn reencode_differences(out: &[String]) -> BTreeMap<(String, String, i16), Vec<S
 #[test]
 fn clients_through_the_reencoding_tap_to_kafka_4_4() {
     let Some(kafka) = kafka_wire_test_support::Kafka::start_or_skip(1) else { return };
-    let Some(python) = std::env::var_os("KAFKA_WIRE_PYTHON") else {
-        assert!(std::env::var_os("CI").is_none(), "KAFKA_WIRE_PYTHON must be set under CI (scripts/test sets it)");
-        eprintln!("KAFKA_WIRE_PYTHON not set: skipped");
-        return;
-    };
-    let schemas = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
-    let tap = Tap::start(
-        &kafka.plaintext().to_string(),
-        &["--reencode", "--clamp-versions", "--schemas", schemas.to_str().unwrap()],
-    );
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let tap = reencoding_tap(&kafka);
 
     let run = Command::new(python).arg("-c").arg(CLIENT).arg(tap.addr()).output().unwrap();
     let log = String::from_utf8_lossy(&run.stderr);
@@ -513,21 +501,11 @@ fn client_round(
 #[test]
 fn librdkafka_and_kafkajs_through_the_reencoding_tap_to_kafka_4_4() {
     let Some(kafka) = kafka_wire_test_support::Kafka::start_or_skip(1) else { return };
-    let (Some(python), Some(node_modules)) =
-        (std::env::var_os("KAFKA_WIRE_PYTHON"), std::env::var_os("KAFKA_WIRE_NODE_MODULES"))
+    let (Some(python), Some(node_modules)) = (env_or_skip("KAFKA_WIRE_PYTHON"), env_or_skip("KAFKA_WIRE_NODE_MODULES"))
     else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "KAFKA_WIRE_PYTHON and KAFKA_WIRE_NODE_MODULES must be set under CI (scripts/test sets them)"
-        );
-        eprintln!("KAFKA_WIRE_PYTHON or KAFKA_WIRE_NODE_MODULES not set: skipped");
         return;
     };
-    let schemas = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
-    let tap = Tap::start(
-        &kafka.plaintext().to_string(),
-        &["--reencode", "--clamp-versions", "--schemas", schemas.to_str().unwrap()],
-    );
+    let tap = reencoding_tap(&kafka);
 
     let rdkafka = client_round(&python, "confluent_kafka_round.py", &[], &tap.addr());
     assert_eq!(rdkafka["consumed"], 50, "5 codecs × 10: {rdkafka}");
@@ -576,3 +554,23 @@ fn librdkafka_and_kafkajs_through_the_reencoding_tap_to_kafka_4_4() {
 /// ignores them, and so does the tap, which forwards the body without them.
 const KNOWN_NON_CANONICAL: &[(&str, &str, &str, i16, &str)] =
     &[("confluent-kafka", "request", "Metadata", 12, "3 bytes after the body dropped")];
+
+/// A program a test needs, named by `var` (scripts/test sets it); unset, the test is skipped,
+/// except under CI.
+fn env_or_skip(var: &str) -> Option<std::ffi::OsString> {
+    let value = std::env::var_os(var);
+    if value.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "{var} must be set under CI (scripts/test sets it)");
+        eprintln!("{var} not set: skipped");
+    }
+    value
+}
+
+/// `kwire tap --reencode --clamp-versions` in front of `kafka`, explaining with the corpus.
+fn reencoding_tap(kafka: &kafka_wire_test_support::Kafka) -> Tap {
+    let schemas = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
+    Tap::start(
+        &kafka.plaintext().to_string(),
+        &["--reencode", "--clamp-versions", "--schemas", schemas.to_str().unwrap()],
+    )
+}
