@@ -90,8 +90,9 @@ enum Broken {
     Nothing,
     /// fdatasync of segment files: the broker acknowledging before its data is durable.
     SegmentFsync,
-    /// fsync of partition directories: a roll (or a new partition) whose name is not durable.
-    PartitionDirFsync,
+    /// fsync of a partition directory after a roll (every one but its first, at creation): a
+    /// new segment whose name is not durable.
+    RollDirFsync,
     /// fsync of the log directory's ancestors: the broker before it made a new log
     /// directory's name durable.
     LogDirParentFsync,
@@ -137,7 +138,11 @@ fn run(broken: Broken, cycles: u64, seed: u64, first: Option<Trigger>) -> Result
                 Broken::SegmentFsync => {
                     model.ignore_fsync = Some(Box::new(|p| p.extension().is_some_and(|e| e == "kafka")))
                 }
-                Broken::PartitionDirFsync => model.ignore_dir_fsync = Some(Box::new(is_partition_dir)),
+                Broken::RollDirFsync => {
+                    let created = std::sync::Mutex::new(std::collections::HashSet::new());
+                    model.ignore_dir_fsync =
+                        Some(Box::new(move |p| is_partition_dir(p) && !created.lock().unwrap().insert(p.to_path_buf())))
+                }
                 Broken::LogDirParentFsync => {
                     model.ignore_dir_fsync = Some(Box::new(|p| Path::new("var/kafka-logs").starts_with(p)))
                 }
@@ -254,7 +259,7 @@ fn a_broken_disk_loses_data_and_the_test_says_so() {
     if !fuse_or_skip() {
         return;
     }
-    for broken in [Broken::SegmentFsync, Broken::PartitionDirFsync, Broken::LogDirParentFsync] {
+    for broken in [Broken::SegmentFsync, Broken::RollDirFsync, Broken::LogDirParentFsync] {
         match run(broken, 30, 0xbad, None) {
             Ok(report) => panic!("{broken:?}: no loss found in {report:?}"),
             Err(found) => println!("{broken:?}: {found}"),
