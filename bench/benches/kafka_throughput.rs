@@ -80,8 +80,11 @@ async fn produce_ours(client: &Client, topic: &str, records: usize) -> Sample {
     for first in (0..records).step_by(PER_BATCH) {
         let mut builder =
             BatchBuilder::with_capacity(BatchOptions::new(2, Compression::None), PER_BATCH * (RECORD + 16)).unwrap();
+        // Timestamps of now: Kafka's time-based retention deletes records stamped 1970 at its
+        // next check, before they are fetched.
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
         for _ in first..(first + PER_BATCH).min(records) {
-            builder.append(0, None, Some(&value), &[]).unwrap();
+            builder.append(now, None, Some(&value), &[]).unwrap();
         }
         let request = ProduceRequest {
             acks: -1,
@@ -134,7 +137,9 @@ async fn fetch_ours(client: &Client, topic: &str, topic_id: Uuid, records: usize
             ..Default::default()
         };
         let response = client.send(request).await.unwrap();
-        let data = response.responses[0].partitions[0].records.clone().unwrap_or_default();
+        let partition = &response.responses[0].partitions[0];
+        assert_eq!(partition.error_code, ErrorCode::NONE, "fetch at {offset}");
+        let data = partition.records.clone().unwrap_or_default();
         for batch in data.batches() {
             let Ok(batch) = batch else { break }; // a partial batch at the end of the response
             batch.verify_crc().unwrap();
