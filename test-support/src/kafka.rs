@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use super::{free_port, TempDir};
 
@@ -86,25 +86,12 @@ pub fn java_client(args: &[&str]) -> std::io::Result<std::process::Output> {
         .output()
 }
 
-/// A fresh cluster id: 16 bytes in Kafka's URL-safe, unpadded base64 (`Uuid.toString()`).
+/// A fresh cluster id: 16 random bytes in Kafka's URL-safe, unpadded base64
+/// (`Uuid.toString()`). It may start with `-`, so it is passed as `--cluster-id=…`.
 fn cluster_id() -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    let seed = nanos ^ (u128::from(std::process::id()) << 64);
-    let bytes = seed.to_le_bytes();
-    let mut bits = 0u32;
-    let mut n = 0;
-    let mut out = String::new();
-    for b in bytes {
-        bits = (bits << 8) | u32::from(b);
-        n += 8;
-        while n >= 6 {
-            n -= 6;
-            out.push(ALPHABET[((bits >> n) & 63) as usize] as char);
-        }
-    }
-    out.push(ALPHABET[((bits << (6 - n)) & 63) as usize] as char);
-    out
+    use base64::Engine;
+    let bytes: [u8; 16] = std::array::from_fn(|_| fastrand::u8(..));
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Folders of clusters whose test process is gone. A cluster shared in a `static` is never
@@ -261,7 +248,8 @@ impl Kafka {
             |mechanism: &str, (user, password): (&str, &str)| format!("{mechanism}=[name={user},password={password}]");
         let out = self
             .java(n, "256m")
-            .args(["kafka.tools.StorageTool", "format", "-t", &self.cluster_id, "-c", "server.properties"])
+            .args(["kafka.tools.StorageTool", "format", &format!("--cluster-id={}", self.cluster_id)])
+            .args(["-c", "server.properties"])
             .args(["--add-scram", &scram("SCRAM-SHA-256", SCRAM_SHA256_USER)])
             .args(["--add-scram", &scram("SCRAM-SHA-512", SCRAM_SHA512_USER)])
             .output()?;
