@@ -11,12 +11,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest, ProduceRequest};
+use kafka_wire::messages::{CreateTopicsRequest, MetadataRequest};
 use kafka_wire::{ErrorCode, Records, Uuid};
-use kafka_wire_connection::{Client, ClientConfig};
+use kafka_wire_connection::{requests, Client, ClientConfig};
 use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
 use kafka_wire_test_support::kafka::{kafka_jars, Kafka};
 use nix::sys::resource::{getrusage, UsageWho};
@@ -77,29 +75,17 @@ async fn produce_ours(client: &Client, topic: &str, records: usize) -> Sample {
     let value = vec![b'x'; RECORD];
     let (wall0, cpu0) = (Instant::now(), cpu(UsageWho::RUSAGE_SELF));
     let mut in_flight = tokio::task::JoinSet::new();
+    // Timestamps of now: Kafka's time-based retention deletes records stamped 1970 at its next
+    // check, before they are fetched.
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
     for first in (0..records).step_by(PER_BATCH) {
         let mut builder =
             BatchBuilder::with_capacity(BatchOptions::new(2, Compression::None), PER_BATCH * (RECORD + 16)).unwrap();
-        // Timestamps of now: Kafka's time-based retention deletes records stamped 1970 at its
-        // next check, before they are fetched.
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
         for _ in first..(first + PER_BATCH).min(records) {
             builder.append(now, None, Some(&value), &[]).unwrap();
         }
-        let request = ProduceRequest {
-            acks: -1,
-            timeout_ms: 30_000,
-            topic_data: vec![TopicProduceData {
-                name: topic.into(),
-                partition_data: vec![PartitionProduceData {
-                    index: 0,
-                    records: Some(Records::from_bytes(builder.build().unwrap())),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
+        let records = Records::from_bytes(builder.build().unwrap());
+        let request = requests::produce(topic, 0, records, -1, Duration::from_secs(30));
         if in_flight.len() >= 5 {
             in_flight.join_next().await.unwrap().unwrap();
         }
@@ -120,22 +106,7 @@ async fn fetch_ours(client: &Client, topic: &str, topic_id: Uuid, records: usize
     let (wall0, cpu0) = (Instant::now(), cpu(UsageWho::RUSAGE_SELF));
     let (mut offset, mut bytes) = (0i64, 0usize);
     while (offset as usize) < records {
-        let request = FetchRequest {
-            max_wait_ms: 500,
-            max_bytes: 8 << 20,
-            topics: vec![FetchTopic {
-                topic: topic.into(),
-                topic_id,
-                partitions: vec![FetchPartition {
-                    partition: 0,
-                    fetch_offset: offset,
-                    partition_max_bytes: 8 << 20,
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
+        let request = requests::fetch(topic, topic_id, 0, offset);
         let response = client.send(request).await.unwrap();
         let partition = &response.responses[0].partitions[0];
         assert_eq!(partition.error_code, ErrorCode::NONE, "fetch at {offset}");

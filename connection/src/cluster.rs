@@ -10,9 +10,8 @@ use std::time::Duration;
 
 use kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest;
 use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kafka_wire::messages::produce_response::PartitionProduceResponse;
-use kafka_wire::messages::{ApiKey, MetadataRequest, ProduceRequest};
+use kafka_wire::messages::{ApiKey, MetadataRequest};
 use kafka_wire::{ErrorCode, Records};
 use tokio::sync::Mutex;
 
@@ -245,20 +244,7 @@ impl Cluster {
         timeout: Duration,
     ) -> Result<PartitionProduceResponse, Error> {
         self.with_leader(topic, partition, |client| {
-            let request = ProduceRequest {
-                acks,
-                timeout_ms: timeout.as_millis().min(i32::MAX as u128) as i32,
-                topic_data: vec![TopicProduceData {
-                    name: topic.into(),
-                    partition_data: vec![PartitionProduceData {
-                        index: partition,
-                        records: Some(records.clone()),
-                        ..Default::default()
-                    }],
-                    ..Default::default()
-                }],
-                ..Default::default()
-            };
+            let request = crate::requests::produce(topic, partition, records.clone(), acks, timeout);
             async move {
                 let response = client.send(request).await?;
                 let answer =

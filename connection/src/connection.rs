@@ -135,11 +135,9 @@ impl Connection {
             version,
             source,
         })?;
-        let size = header_bytes.len() + body.len();
-        let size32 =
-            i32::try_from(size).map_err(|_| Error::FrameTooLarge { size: size as i64, max: i32::MAX as usize })?;
         let start = self.outgoing.len();
-        self.outgoing.extend_from_slice(&size32.to_be_bytes());
+        kafka_wire_runtime::frame::put_frame_size(&mut self.outgoing, header_bytes.len() + body.len())
+            .map_err(|source| Error::Encode { api, version, source })?;
         self.outgoing.extend_from_slice(&header_bytes);
         self.outgoing.extend_from_slice(body);
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);

@@ -24,6 +24,7 @@ mod config;
 mod connection;
 mod error;
 mod handshake;
+pub mod requests;
 pub mod sasl;
 #[cfg(feature = "tls")]
 pub mod tls;

@@ -6,11 +6,10 @@ use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kafka_wire::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
-use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 use kafka_wire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest};
-use kafka_wire::{ErrorCode, Records};
-use kafka_wire_connection::{ClientConfig, Cluster};
+use kafka_wire::{ErrorCode, Records, Uuid};
+use kafka_wire_connection::{requests, ClientConfig, Cluster};
 use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
 use kafka_wire_test_support::Kafka;
 
@@ -91,20 +90,7 @@ async fn killing_the_leader_loses_nothing_acknowledged() {
     let mut seen = BTreeSet::new();
     let mut offset = 0;
     loop {
-        let request = FetchRequest {
-            max_wait_ms: 100,
-            topics: vec![FetchTopic {
-                topic: TOPIC.into(),
-                partitions: vec![FetchPartition {
-                    partition: 0,
-                    fetch_offset: offset,
-                    partition_max_bytes: 1 << 20,
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
+        let request = FetchRequest { max_wait_ms: 100, ..requests::fetch(TOPIC, Uuid::default(), 0, offset) };
         // Fetch v12 names the topic (v13+ would need its id).
         let response = client.send_at(request, 12).await.unwrap();
         let partition = &response.responses[0].partitions[0];

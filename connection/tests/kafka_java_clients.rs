@@ -5,19 +5,15 @@
 
 use std::sync::OnceLock;
 
-use kafka_wire::messages::{InitProducerIdRequest, ProduceRequest};
 use kafka_wire::ErrorCode;
-use kafka_wire_connection::cluster::CoordinatorType;
 use kafka_wire_connection::{Client, ClientConfig, Cluster};
-use kafka_wire_records::{BatchOptions, Compression, RecordsExt};
+use kafka_wire_records::{Compression, RecordsExt};
 use kafka_wire_test_support::kafka::java_client;
 use kafka_wire_test_support::Kafka;
 use serde_json::Value;
 
 mod common;
-use common::{
-    add_partition, batch, batch_with, create_topic, end_transaction, fetch_request, init_producer_id, produce_request,
-};
+use common::{batch, create_topic, fetch_request, produce_request, Transactional};
 
 fn kafka() -> Option<&'static Kafka> {
     static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
@@ -153,35 +149,17 @@ async fn kafkas_java_consumer_in_read_committed_sees_exactly_our_committed_trans
     let client = cluster.any().await.unwrap();
     let topic = "rust-transactions-for-java";
     create_topic(&client, topic, 1).await;
-    let txn = "rust-txn-for-java";
-    let coordinator = cluster.coordinator(CoordinatorType::Transaction, txn).await.unwrap();
-    let init = InitProducerIdRequest {
-        transactional_id: Some(txn.into()),
-        transaction_timeout_ms: 60_000,
-        ..Default::default()
-    };
-    let init = init_producer_id(&cluster, &coordinator, init).await;
-    let (producer_id, epoch) = (init.producer_id, init.producer_epoch);
-    let mut sequence = 0;
+    let mut txn = Transactional::init(&cluster, "rust-txn-for-java").await;
     let mut expected: Vec<Seen> = Vec::new();
     for (commit, tag) in [(true, "first"), (false, "dropped"), (true, "second")] {
-        add_partition(&cluster, &coordinator, txn, (producer_id, epoch), topic).await;
-        let options = BatchOptions {
-            producer_id: producer_id.get(),
-            producer_epoch: epoch,
-            base_sequence: sequence,
-            transactional: true,
-            ..BatchOptions::new(2, Compression::Snappy)
-        };
-        let records = batch_with(options, 7, tag);
-        sequence += 7;
+        txn.begin(&cluster, topic).await;
+        let request = txn.produce(topic, Compression::Snappy, 7, tag);
         if commit {
-            expected.extend(seen(&records));
+            expected.extend(seen(request.topic_data[0].partition_data[0].records.as_ref().unwrap()));
         }
-        let request = ProduceRequest { transactional_id: Some(txn.into()), ..produce_request(topic, 0, records, -1) };
         let produced = client.send(request).await.unwrap();
         assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
-        end_transaction(&coordinator, txn, (producer_id, epoch), commit).await;
+        txn.end(commit).await;
     }
     let seen = java_consume(kafka, topic, expected.len(), "read_committed");
     assert_eq!(seen, expected, "read_committed: the first and second transactions, nothing of the aborted one");

@@ -13,7 +13,7 @@ use kafka_wire::messages::offset_fetch_request::{OffsetFetchRequestGroup, Offset
 use kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment;
 use kafka_wire::messages::{
     ApiKey, ConsumerGroupHeartbeatRequest, FetchResponse, HeartbeatRequest, InitProducerIdRequest, JoinGroupRequest,
-    LeaveGroupRequest, OffsetCommitRequest, OffsetFetchRequest, ProduceRequest, SyncGroupRequest,
+    LeaveGroupRequest, OffsetCommitRequest, OffsetFetchRequest, SyncGroupRequest,
 };
 use kafka_wire::{ErrorCode, Records, Uuid};
 use kafka_wire_connection::cluster::CoordinatorType;
@@ -22,29 +22,22 @@ use kafka_wire_records::{BatchOptions, Compression, RecordsExt};
 use kafka_wire_test_support::Kafka;
 
 mod common;
-use common::{
-    add_partition, batch_with, create_topic, end_transaction, fetch_request, init_producer_id, produce_request,
-};
+use common::{batch_with, create_topic, fetch_request, init_producer_id, produce_request, Transactional};
 
 fn kafka() -> Option<&'static Kafka> {
     static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
     KAFKA.get_or_init(|| Kafka::start_or_skip(1)).as_ref()
 }
 
-/// A batch of `n` records written by producer `(id, epoch)` from `sequence`.
-fn batch(producer: (i64, i16), sequence: i32, n: usize, transactional: bool, tag: &str) -> Records {
+/// A batch of `n` records written by idempotent producer `(id, epoch)` from `sequence`.
+fn batch(producer: (i64, i16), sequence: i32, n: usize, tag: &str) -> Records {
     let options = BatchOptions {
         producer_id: producer.0,
         producer_epoch: producer.1,
         base_sequence: sequence,
-        transactional,
         ..BatchOptions::new(2, Compression::Lz4)
     };
     batch_with(options, n, tag)
-}
-
-fn produce(topic: &str, records: Records, transactional_id: Option<&str>) -> ProduceRequest {
-    ProduceRequest { transactional_id: transactional_id.map(Into::into), ..produce_request(topic, 0, records, -1) }
 }
 
 async fn fetch(client: &Client, topic: &str, topic_id: Uuid, isolation_level: i8) -> FetchResponse {
@@ -64,18 +57,18 @@ async fn idempotent_produce_answers_a_resent_batch_once_and_refuses_a_gap() {
     let producer = (init.producer_id.get(), init.producer_epoch);
     assert!(producer.0 >= 0);
 
-    let first = batch(producer, 0, 5, false, "a");
-    let answer = client.send(produce(topic, first.clone(), None)).await.unwrap();
+    let first = batch(producer, 0, 5, "a");
+    let answer = client.send(produce_request(topic, 0, first.clone(), -1)).await.unwrap();
     let p = &answer.responses[0].partition_responses[0];
     assert_eq!((p.error_code, p.base_offset), (ErrorCode::NONE, 0), "{:?}", p.error_message);
     // The same batch again: acknowledged with the first offset, written once.
-    let answer = client.send(produce(topic, first, None)).await.unwrap();
+    let answer = client.send(produce_request(topic, 0, first, -1)).await.unwrap();
     let p = &answer.responses[0].partition_responses[0];
     assert_eq!((p.error_code, p.base_offset), (ErrorCode::NONE, 0), "a duplicate is answered as the original");
     // The next sequence is 5; 7 leaves a gap.
-    let gap = client.send(produce(topic, batch(producer, 7, 1, false, "gap"), None)).await.unwrap();
+    let gap = client.send(produce_request(topic, 0, batch(producer, 7, 1, "gap"), -1)).await.unwrap();
     assert_eq!(gap.responses[0].partition_responses[0].error_code, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
-    let next = client.send(produce(topic, batch(producer, 5, 2, false, "b"), None)).await.unwrap();
+    let next = client.send(produce_request(topic, 0, batch(producer, 5, 2, "b"), -1)).await.unwrap();
     assert_eq!(next.responses[0].partition_responses[0].base_offset, 5);
 
     let fetched = fetch(&client, topic, topic_id, 0).await;
@@ -98,24 +91,13 @@ async fn a_committed_and_an_aborted_transaction() {
     let client = cluster.any().await.unwrap();
     let topic = "transactions";
     let topic_id = create_topic(&client, topic, 1).await;
-    let txn = "kafka-wire-txn";
-    let coordinator = cluster.coordinator(CoordinatorType::Transaction, txn).await.unwrap();
-    let init = InitProducerIdRequest {
-        transactional_id: Some(txn.into()),
-        transaction_timeout_ms: 60_000,
-        ..Default::default()
-    };
-    let init = init_producer_id(&cluster, &coordinator, init).await;
-    let producer = (init.producer_id.get(), init.producer_epoch);
-
-    let mut sequence = 0;
+    let mut txn = Transactional::init(&cluster, "kafka-wire-txn").await;
+    let producer_id = txn.producer.0.get();
     for (commit, tag) in [(true, "committed"), (false, "aborted"), (true, "committed-again")] {
-        add_partition(&cluster, &coordinator, txn, (producer.0.into(), producer.1), topic).await;
-        let records = batch(producer, sequence, 3, true, tag);
-        sequence += 3;
-        let produced = client.send(produce(topic, records, Some(txn))).await.unwrap();
+        txn.begin(&cluster, topic).await;
+        let produced = client.send(txn.produce(topic, Compression::Lz4, 3, tag)).await.unwrap();
         assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE, "{tag}");
-        end_transaction(&coordinator, txn, (producer.0.into(), producer.1), commit).await;
+        txn.end(commit).await;
     }
 
     // read_committed: the stable offset reaches the end once the markers are written; Kafka
@@ -134,7 +116,7 @@ async fn a_committed_and_an_aborted_transaction() {
     assert_eq!((p.high_watermark, p.last_stable_offset), (12, 12));
     let aborted = p.aborted_transactions.clone().unwrap_or_default();
     assert_eq!(aborted.len(), 1, "{aborted:?}");
-    assert_eq!((aborted[0].producer_id.get(), aborted[0].first_offset), (producer.0, 4));
+    assert_eq!((aborted[0].producer_id.get(), aborted[0].first_offset), (producer_id, 4));
     // What a read_committed reader keeps: records not in the aborted range, markers dropped.
     let mut committed = Vec::new();
     for b in p.records.clone().unwrap().batches() {

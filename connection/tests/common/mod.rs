@@ -1,19 +1,18 @@
 //! What the broker tests share: topics, record batches, produce and fetch requests.
 #![allow(dead_code)] // each test binary uses its own part
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
 use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
 use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use kafka_wire::messages::{
     AddPartitionsToTxnRequest, ApiKey, CreateTopicsRequest, EndTxnRequest, FetchRequest, InitProducerIdRequest,
     InitProducerIdResponse, MetadataRequest, ProduceRequest,
 };
 use kafka_wire::{ErrorCode, ProducerId, Records, Uuid};
-use kafka_wire_connection::{Client, Cluster, Error};
+use kafka_wire_connection::cluster::CoordinatorType;
+use kafka_wire_connection::{requests, Client, Cluster, Error};
 use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, Header};
 
 pub fn now_ms() -> i64 {
@@ -55,7 +54,7 @@ pub async fn wait_for_leaders(client: &Client, topic: &str) {
         {
             return;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("no leaders for {topic} after 10 s");
 }
@@ -80,40 +79,58 @@ pub fn batch(compression: Compression, n: usize, tag: &str) -> Records {
 
 /// Produce `records` to partition 0 of `topic`, or partition `partition`.
 pub fn produce_request(topic: &str, partition: i32, records: Records, acks: i16) -> ProduceRequest {
-    ProduceRequest {
-        acks,
-        timeout_ms: 30_000,
-        topic_data: vec![TopicProduceData {
-            name: topic.into(),
-            partition_data: vec![PartitionProduceData {
-                index: partition,
-                records: Some(records),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    }
+    requests::produce(topic, partition, records, acks, Duration::from_secs(30))
 }
 
 /// Fetch partition 0 of `topic` from `offset` (by name and id, so any version fits).
 pub fn fetch_request(topic: &str, topic_id: Uuid, offset: i64, isolation_level: i8) -> FetchRequest {
-    FetchRequest {
-        max_wait_ms: 200,
-        min_bytes: 1,
-        isolation_level,
-        topics: vec![FetchTopic {
-            topic: topic.into(),
-            topic_id,
-            partitions: vec![FetchPartition {
-                partition: 0,
-                fetch_offset: offset,
-                partition_max_bytes: 8 << 20,
-                ..Default::default()
-            }],
+    FetchRequest { max_wait_ms: 200, isolation_level, ..requests::fetch(topic, topic_id, 0, offset) }
+}
+
+/// A transactional producer on partition 0 of one topic: its coordinator, id and epoch, and
+/// the sequence of its next batch.
+pub struct Transactional {
+    pub txn: String,
+    pub coordinator: Client,
+    pub producer: (ProducerId, i16),
+    sequence: i32,
+}
+
+impl Transactional {
+    /// InitProducerId for `txn` at its coordinator.
+    pub async fn init(cluster: &Cluster, txn: &str) -> Transactional {
+        let coordinator = cluster.coordinator(CoordinatorType::Transaction, txn).await.unwrap();
+        let init = InitProducerIdRequest {
+            transactional_id: Some(txn.into()),
+            transaction_timeout_ms: 60_000,
             ..Default::default()
-        }],
-        ..Default::default()
+        };
+        let init = init_producer_id(cluster, &coordinator, init).await;
+        Transactional { txn: txn.into(), coordinator, producer: (init.producer_id, init.producer_epoch), sequence: 0 }
+    }
+
+    /// Starts a transaction on partition 0 of `topic`.
+    pub async fn begin(&self, cluster: &Cluster, topic: &str) {
+        add_partition(cluster, &self.coordinator, &self.txn, self.producer, topic).await;
+    }
+
+    /// The produce request of this producer's next batch: `n` records in `compression`.
+    pub fn produce(&mut self, topic: &str, compression: Compression, n: usize, tag: &str) -> ProduceRequest {
+        let options = BatchOptions {
+            producer_id: self.producer.0.get(),
+            producer_epoch: self.producer.1,
+            base_sequence: self.sequence,
+            transactional: true,
+            ..BatchOptions::new(2, compression)
+        };
+        self.sequence += n as i32;
+        let records = batch_with(options, n, tag);
+        ProduceRequest { transactional_id: Some(self.txn.as_str().into()), ..produce_request(topic, 0, records, -1) }
+    }
+
+    /// Commits or aborts the transaction.
+    pub async fn end(&self, commit: bool) {
+        end_transaction(&self.coordinator, &self.txn, self.producer, commit).await;
     }
 }
 

@@ -370,8 +370,7 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         use kafka_wire::messages::create_topics_request::CreatableTopic;
-        use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-        use kafka_wire::messages::{CreateTopicsRequest, MetadataRequest, ProduceRequest};
+        use kafka_wire::messages::{CreateTopicsRequest, MetadataRequest};
         use kafka_wire_connection::{Client, ClientConfig};
         use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
         let client = Client::connect(tap.addr().as_str(), ClientConfig::default()).await.unwrap();
@@ -402,20 +401,8 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
         for codec in [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
             let mut batch = BatchBuilder::new(BatchOptions::new(2, codec)).unwrap();
             batch.append(0, Some(b"k"), Some(b"v"), &[]).unwrap();
-            let request = ProduceRequest {
-                acks: -1,
-                timeout_ms: 30_000,
-                topic_data: vec![TopicProduceData {
-                    name: topic.into(),
-                    partition_data: vec![PartitionProduceData {
-                        index: 0,
-                        records: Some(kafka_wire::Records::from_bytes(batch.build().unwrap())),
-                        ..Default::default()
-                    }],
-                    ..Default::default()
-                }],
-                ..Default::default()
-            };
+            let records = kafka_wire::Records::from_bytes(batch.build().unwrap());
+            let request = kafka_wire_connection::requests::produce(topic, 0, records, -1, Duration::from_secs(30));
             let produced = client.send(request).await.unwrap();
             assert_eq!(produced.responses[0].partition_responses[0].error_code, kafka_wire::ErrorCode::NONE);
         }
