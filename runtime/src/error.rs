@@ -35,6 +35,16 @@ pub enum DecodeErrorKind {
     TrailingBytes(usize),
     /// A nullable struct's presence marker was neither -1 nor 1.
     InvalidStructMarker(i8),
+    /// An array claims more elements than the remaining bytes could hold, each taking at least
+    /// `min_size` bytes at this version.
+    CountExceedsInput { count: u64, min_size: usize, available: usize },
+    /// An array claims more elements than Kafka accepts in one array (1,000,000).
+    TooManyElements { count: u64, max: usize },
+    /// A tagged-field section claims more fields than Kafka accepts in one struct (10,000).
+    TooManyTaggedFields { count: u64, max: u32 },
+    /// What the input claims would take more memory than a message of its size may: the
+    /// decoded form of a message is kept to a small multiple of its bytes.
+    MemoryLimit { requested: usize, available: usize },
 }
 
 impl fmt::Display for DecodeErrorKind {
@@ -64,6 +74,20 @@ impl fmt::Display for DecodeErrorKind {
             Self::RetiredApi(key) => write!(f, "api key {key} belongs to a retired API, which has no versions"),
             Self::TrailingBytes(n) => write!(f, "{n} unexpected trailing bytes"),
             Self::InvalidStructMarker(m) => write!(f, "invalid nullable struct marker {m}"),
+            Self::CountExceedsInput { count, min_size, available } => write!(
+                f,
+                "{count} elements of at least {min_size} bytes each cannot fit in the {available} bytes remaining"
+            ),
+            Self::TooManyElements { count, max } => {
+                write!(f, "array of {count} elements exceeds the limit of {max}")
+            }
+            Self::TooManyTaggedFields { count, max } => {
+                write!(f, "{count} tagged fields exceed the limit of {max} per struct")
+            }
+            Self::MemoryLimit { requested, available } => write!(
+                f,
+                "decoding would take {requested} bytes of memory, more than the {available} left for a message of this size"
+            ),
         }
     }
 }

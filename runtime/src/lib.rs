@@ -5,6 +5,7 @@
 // constructors already checked.
 #![deny(unsafe_code)]
 
+pub mod budget;
 pub mod entity;
 pub mod error;
 pub mod error_code;

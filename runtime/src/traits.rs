@@ -43,6 +43,14 @@ pub trait Encode {
 pub trait Decode: Sized {
     /// Reads one value from the front of `buf`, advancing it.
     fn decode(buf: &mut Bytes, version: i16) -> Result<Self, DecodeError>;
+
+    /// The fewest bytes a value takes on the wire at `version`: an array that claims more
+    /// of them than the input holds is refused before anything is decoded. Generated code
+    /// computes it from the schema; a decoder that does not know it counts one byte.
+    fn min_wire_size(version: i16) -> usize {
+        let _ = version;
+        1
+    }
 }
 
 /// A top-level schema: request, response, header, data or metadata record.

@@ -23,6 +23,9 @@ pub struct Ops {
     pub roundtrip: fn(&[u8], i16) -> Result<String, String>,
     /// Decode only, reporting the error text.
     pub decode: fn(&[u8], i16) -> Result<(), String>,
+    /// Decode only, from bytes the value may share (nothing copied), reporting the error
+    /// itself; the value is dropped before it returns.
+    pub decode_shared: fn(Bytes, i16) -> Result<(), kafka_wire_runtime::DecodeError>,
     /// Decode, then Kafka-style JSON both ways: message → JSON → message gives the same
     /// message, JSON → message → JSON the same JSON, and the message re-encodes to the bytes.
     /// Returns the JSON text.
@@ -58,6 +61,7 @@ pub const fn ops<T: Message + Debug + kafka_wire_runtime::json::Json>() -> Ops {
     Ops {
         roundtrip: roundtrip::<T>,
         decode: decode::<T>,
+        decode_shared: decode_shared::<T>,
         json_roundtrip: json_roundtrip::<T>,
         decoded_json: decoded_json::<T>,
     }
@@ -138,6 +142,10 @@ fn roundtrip<T: Message + Debug>(bytes: &[u8], version: i16) -> Result<String, S
 
 fn decode<T: Message + Debug>(bytes: &[u8], version: i16) -> Result<(), String> {
     T::decode(&mut Bytes::copy_from_slice(bytes), version).map(|_| ()).map_err(|e| e.to_string())
+}
+
+fn decode_shared<T: Message>(mut bytes: Bytes, version: i16) -> Result<(), kafka_wire_runtime::DecodeError> {
+    T::decode(&mut bytes, version).map(drop)
 }
 
 /// The workspace root (parent of `tests/`).

@@ -189,5 +189,5 @@ fn decode_errors_name_the_struct_path_and_offset() {
     huge.extend_from_slice(&[0, 0, 0, 0]); // session id
     huge.extend_from_slice(&[0xff, 0xff, 0xff, 0x0f]); // compact array length ~2^28
     let err = FetchResponse::decode(&mut huge.freeze(), 16).unwrap_err();
-    assert!(matches!(err.kind(), DecodeErrorKind::LengthExceedsInput { .. }), "{err}");
+    assert!(matches!(err.kind(), DecodeErrorKind::CountExceedsInput { .. }), "{err}");
 }

@@ -8,7 +8,7 @@ use super::keyed::{emit_keyed, KeyField};
 use super::names::{field_ident, type_ident};
 use super::types::{default_expr, field_type, is_option, newtype};
 use super::EmitOptions;
-use crate::ir::{DefaultValue, Field, FieldType, Message, Versions};
+use crate::ir::{min_value_size, DefaultValue, Field, FieldType, Layout, Message, Versions};
 
 /// What emission of one struct needs to know.
 pub struct StructCtx<'a> {
@@ -186,6 +186,7 @@ impl StructCtx<'_> {
         let encode = self.emit_encode(&plans);
         let size = self.emit_size(&plans);
         let decode = self.emit_decode(&plans);
+        let min_wire_size = self.emit_min_wire_size();
         // Inlining a nested struct's decoder into its parent's array loop lets the value be
         // built in the vector's slot instead of on the stack and copied; inlining its encoder
         // saves a call and a result per element of an array of small structs.
@@ -231,10 +232,76 @@ impl StructCtx<'_> {
                 fn decode(buf: &mut #rt::Bytes, version: i16) -> Result<Self, #rt::DecodeError> {
                     #decode
                 }
+                #min_wire_size
             }
 
             #keyed
             #json
+        }
+    }
+
+    /// `Decode::min_wire_size` for a nested struct (what an array of it is checked against), a
+    /// constant or a `match` over the version runs of equal size, from the IR's layout. The
+    /// message itself is never an array element and keeps the trait's default.
+    fn emit_min_wire_size(&self) -> TokenStream {
+        if self.is_root {
+            return quote!();
+        }
+        let mut runs: Vec<(Versions, usize)> = Vec::new();
+        for version in self.within.min..=self.within.max {
+            let size = Layout::of(self.msg, self.fields, version).min_size(self.msg);
+            match runs.last_mut() {
+                Some((range, last)) if *last == size => range.max = version,
+                _ => runs.push((Versions::new(version, version), size)),
+            }
+        }
+        let body = match runs.as_slice() {
+            [(_, size)] => {
+                let size = Literal::usize_unsuffixed(*size);
+                return quote! {
+                    #[inline]
+                    fn min_wire_size(_version: i16) -> usize { #size }
+                };
+            }
+            runs => {
+                let last = runs.len() - 1;
+                let arms = runs.iter().enumerate().map(|(i, (range, size))| {
+                    let size = Literal::usize_unsuffixed(*size);
+                    let (min, max) = (Literal::i16_unsuffixed(range.min), Literal::i16_unsuffixed(range.max));
+                    // The first and last runs are open, so the match needs no catch-all arm.
+                    match i {
+                        0 => quote!(..=#max => #size,),
+                        i if i == last => quote!(#min.. => #size,),
+                        _ if range.min == range.max => quote!(#min => #size,),
+                        _ => quote!(#min..=#max => #size,),
+                    }
+                });
+                quote!(match version { #(#arms)* })
+            }
+        };
+        quote! {
+            #[inline]
+            fn min_wire_size(version: i16) -> usize { #body }
+        }
+    }
+
+    /// The fewest bytes one element of an array of `inner` takes, as an expression: a struct's
+    /// `min_wire_size` at the version, else the IR's size with compact lengths or classic ones.
+    fn min_element_size(&self, inner: &FieldType, compact: &TokenStream) -> TokenStream {
+        let rt = self.rt;
+        if let FieldType::Struct(s) = inner {
+            let t = type_ident(s);
+            return quote!(<#t as #rt::Decode>::min_wire_size(version));
+        }
+        let at = self.within.min;
+        let (flexible, classic) =
+            (min_value_size(self.msg, inner, true, at), min_value_size(self.msg, inner, false, at));
+        let (f, c) = (Literal::usize_unsuffixed(flexible), Literal::usize_unsuffixed(classic));
+        match compact.to_string().as_str() {
+            "true" => quote!(#f),
+            "false" => quote!(#c),
+            _ if flexible == classic => quote!(#f),
+            _ => quote!(if #compact { #f } else { #c }),
         }
     }
 
@@ -519,7 +586,7 @@ impl StructCtx<'_> {
                     quote!(#tag => { #body })
                 });
                 quote! {
-                    let count = #rt::get_uvarint(buf).within(#name, "unknown_tagged_fields")?;
+                    let count = #rt::get_tagged_field_count(buf).within(#name, "unknown_tagged_fields")?;
                     #seen
                     for _ in 0..count {
                         let (tag, mut value) = #rt::get_tagged_field(buf).within(#name, "unknown_tagged_fields")?;
@@ -727,7 +794,7 @@ impl StructCtx<'_> {
                 quote!(#rt::get_nullable_fixed_array(buf, #compact).within(#name, #label)?)
             }
             FieldType::Array(inner) => {
-                let min = inner.min_size();
+                let min = self.min_element_size(inner, compact);
                 let elem = self.read_value(inner, compact, label, wrap);
                 let collect = self.collect_elements(inner, &elem, label);
                 quote! {
@@ -753,20 +820,15 @@ impl StructCtx<'_> {
         }
     }
 
-    /// The `Vec` of `n` elements read by `elem`. Struct elements (which all implement
-    /// `Default`) go through `decode_struct_array`, which writes them in place; other elements
-    /// are small and are pushed.
+    /// The `Vec` of `n` elements read by `elem`, through the runtime's `decode_array`, which
+    /// charges the message's memory budget and grows the vector as elements decode.
     fn collect_elements(&self, inner: &FieldType, elem: &TokenStream, label: &str) -> TokenStream {
         let rt = self.rt;
         if let FieldType::Struct(s) = inner {
             let t = type_ident(s);
             return quote!(#rt::decode_struct_array::<#t>(buf, n, version, Self::NAME, #label)?);
         }
-        quote! {{
-            let mut items = Vec::with_capacity(n);
-            for _ in 0..n { items.push(#elem); }
-            items
-        }}
+        quote!(#rt::decode_array(buf, n, Self::NAME, #label, |buf| Ok(#elem))?)
     }
 
     fn read_value(
@@ -803,7 +865,7 @@ impl StructCtx<'_> {
                 quote!(#rt::get_fixed_array(buf, #compact).within(#name, #label)?)
             }
             FieldType::Array(inner) => {
-                let min = inner.min_size();
+                let min = self.min_element_size(inner, compact);
                 let elem = self.read_value(inner, compact, label, wrap);
                 let collect = self.collect_elements(inner, &elem, label);
                 quote! {{

@@ -48,13 +48,11 @@ impl FieldType {
             _ => None,
         }
     }
-
-    /// The fewest bytes a value of this type takes: what bounds an array's claimed length
-    /// against the bytes present.
-    pub fn min_size(&self) -> usize {
-        self.fixed_size().unwrap_or(1)
-    }
 }
+
+/// How deep [`Layout::min_size`] follows struct fields: schemas nest a handful of levels, and a
+/// struct that holds itself (which no Rust type could) must not recurse forever here.
+const MAX_NESTING: usize = 64;
 
 /// Where a field is at one version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,5 +116,46 @@ impl<'a> Layout<'a> {
     /// The fields sent in the regular part, in wire (schema) order.
     pub fn regular(&self) -> impl Iterator<Item = &Slot<'a>> {
         self.slots.iter().filter(|s| s.presence == Presence::Regular)
+    }
+
+    /// The fewest bytes the struct takes on the wire at this version: every regular field at
+    /// its smallest, and the tagged section's count where the version is flexible. An array
+    /// of these structs that claims more elements than the input could hold is refused.
+    pub fn min_size(&self, msg: &Message) -> usize {
+        self.min_size_within(msg, 0)
+    }
+
+    fn min_size_within(&self, msg: &Message, depth: usize) -> usize {
+        let fields: usize = self
+            .regular()
+            .map(|slot| match slot.field.ty {
+                // A null struct is its marker alone.
+                FieldType::Struct(_) if slot.nullable => 1,
+                ref ty => min_value_size_within(msg, ty, slot.compact, self.version, depth),
+            })
+            .sum();
+        fields + usize::from(self.flexible)
+    }
+}
+
+/// The fewest bytes a (non-null) value of `ty` takes at `version`, with compact lengths or
+/// not: a fixed width; an empty value's length prefix (compact: one byte; classic: `int16` for
+/// strings, `int32` for bytes, records and arrays); a struct at its own smallest. What an
+/// array's claimed count is checked against, per element.
+pub fn min_value_size(msg: &Message, ty: &FieldType, compact: bool, version: i16) -> usize {
+    min_value_size_within(msg, ty, compact, version, 0)
+}
+
+fn min_value_size_within(msg: &Message, ty: &FieldType, compact: bool, version: i16, depth: usize) -> usize {
+    match ty {
+        FieldType::String if compact => 1,
+        FieldType::String => 2,
+        FieldType::Bytes | FieldType::Records | FieldType::Array(_) if compact => 1,
+        FieldType::Bytes | FieldType::Records | FieldType::Array(_) => 4,
+        FieldType::Struct(name) => match msg.structs.iter().find(|s| &s.name == name) {
+            Some(s) if depth < MAX_NESTING => Layout::of(msg, &s.fields, version).min_size_within(msg, depth + 1),
+            _ => 1,
+        },
+        ty => ty.fixed_size().unwrap_or(1),
     }
 }

@@ -6,7 +6,7 @@
 
 mod layout;
 
-pub use layout::{Layout, Presence, Slot};
+pub use layout::{min_value_size, Layout, Presence, Slot};
 
 /// An inclusive version range; `max == i16::MAX` means open-ended (`"N+"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -148,14 +148,22 @@ impl rt::Decode for BrokerRegistrationRequest {
                 let f_incarnation_id = rt::get_uuid(buf)
                     .within(Self::NAME, "incarnation_id")?;
                 let f_listeners = {
-                    let n = rt::get_non_null_array_len(buf, true, 1usize)
+                    let n = rt::get_non_null_array_len(
+                            buf,
+                            true,
+                            <Listener as rt::Decode>::min_wire_size(version),
+                        )
                         .within(Self::NAME, "listeners")?;
                     rt::decode_struct_array::<
                         Listener,
                     >(buf, n, version, Self::NAME, "listeners")?
                 };
                 let f_features = {
-                    let n = rt::get_non_null_array_len(buf, true, 1usize)
+                    let n = rt::get_non_null_array_len(
+                            buf,
+                            true,
+                            <Feature as rt::Decode>::min_wire_size(version),
+                        )
                         .within(Self::NAME, "features")?;
                     rt::decode_struct_array::<
                         Feature,
@@ -271,6 +279,10 @@ impl rt::Decode for Listener {
             unknown_tagged_fields,
         })
     }
+    #[inline]
+    fn min_wire_size(_version: i16) -> usize {
+        7
+    }
 }
 impl rt::Keyed for Listener {
     type Key<'a> = &'a str;
@@ -345,6 +357,10 @@ impl rt::Decode for Feature {
             max_supported_version: f_max_supported_version,
             unknown_tagged_fields,
         })
+    }
+    #[inline]
+    fn min_wire_size(_version: i16) -> usize {
+        6
     }
 }
 impl rt::Keyed for Feature {

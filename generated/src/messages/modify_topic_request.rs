@@ -72,7 +72,11 @@ impl rt::Decode for ModifyTopicRequest {
                     rt::get_string(buf, true).within(Self::NAME, "topic_name")?,
                 );
                 let f_properties = {
-                    let n = rt::get_non_null_array_len(buf, true, 1usize)
+                    let n = rt::get_non_null_array_len(
+                            buf,
+                            true,
+                            <TopicProperty as rt::Decode>::min_wire_size(version),
+                        )
                         .within(Self::NAME, "properties")?;
                     rt::decode_struct_array::<
                         TopicProperty,
@@ -163,6 +167,10 @@ impl rt::Decode for TopicProperty {
             prop_value: f_prop_value,
             unknown_tagged_fields,
         })
+    }
+    #[inline]
+    fn min_wire_size(_version: i16) -> usize {
+        3
     }
 }
 impl rt::Keyed for TopicProperty {

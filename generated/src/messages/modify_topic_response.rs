@@ -106,7 +106,11 @@ impl rt::Decode for ModifyTopicResponse {
                 let f_error_message = rt::get_nullable_string(buf, true)
                     .within(Self::NAME, "error_message")?;
                 let f_configs = {
-                    let n = rt::get_non_null_array_len(buf, true, 1usize)
+                    let n = rt::get_non_null_array_len(
+                            buf,
+                            true,
+                            <TopicConfig as rt::Decode>::min_wire_size(version),
+                        )
                         .within(Self::NAME, "configs")?;
                     rt::decode_struct_array::<
                         TopicConfig,
@@ -114,7 +118,11 @@ impl rt::Decode for ModifyTopicResponse {
                 };
                 let f_topics = if version >= 1 {
                     {
-                        let n = rt::get_non_null_array_len(buf, true, 1usize)
+                        let n = rt::get_non_null_array_len(
+                                buf,
+                                true,
+                                <ListedTopic as rt::Decode>::min_wire_size(version),
+                            )
                             .within(Self::NAME, "topics")?;
                         rt::decode_struct_array::<
                             ListedTopic,
@@ -200,6 +208,10 @@ impl rt::Decode for TopicConfig {
             unknown_tagged_fields,
         })
     }
+    #[inline]
+    fn min_wire_size(_version: i16) -> usize {
+        4
+    }
 }
 impl rt::Keyed for TopicConfig {
     type Key<'a> = &'a str;
@@ -274,6 +286,10 @@ impl rt::Decode for ListedTopic {
             configured: f_configured,
             unknown_tagged_fields,
         })
+    }
+    #[inline]
+    fn min_wire_size(_version: i16) -> usize {
+        7
     }
 }
 impl rt::Keyed for ListedTopic {

@@ -11,7 +11,7 @@ use super::node::{Node, Region};
 use super::records::explain_records;
 use super::tree::{bytes_preview, hex_preview, quoted, Fail, Tree};
 use kafka_wire_codegen::ir::json_key;
-use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
+use kafka_wire_codegen::ir::{min_value_size, DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
 pub use kafka_wire_codegen::validate::type_name;
 
 /// How the walk words what it sees.
@@ -263,7 +263,7 @@ impl<'a> Walk<'a> {
             }
             FieldType::Array(inner) => {
                 self.tree.open(label, t.as_str(), about);
-                let min = inner.min_size();
+                let min = min_value_size(self.msg, inner, compact, self.version);
                 let len = self.array_length(compact, nullable, min)?;
                 let Some(n) = len else {
                     self.tree.close(Some("null".into()));
