@@ -102,7 +102,8 @@ impl Waiting {
 
     /// One line of counts for the end of a connection.
     pub fn summary(&self) -> String {
-        let mut text = format!("{} requests, at most {} waiting at once", self.seen, self.most);
+        let plural = if self.seen == 1 { "" } else { "s" };
+        let mut text = format!("{} request{plural}, at most {} waiting at once", self.seen, self.most);
         if self.forgotten > 0 {
             text.push_str(&format!(", {} given up unanswered", self.forgotten));
         }
