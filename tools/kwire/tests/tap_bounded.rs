@@ -1,8 +1,9 @@
 //! `kwire tap` keeps what it remembers per connection bounded, whatever the peers do: a long
 //! run of acks=0 produces (no response comes) leaves nothing waiting and the tap's memory flat,
 //! a response over --max-frame settles its request, a response settles the requests sent before
-//! it (Kafka answers in order), and a broker that never answers costs at most the cap. The
-//! broker is scripted here, on 127.0.0.1, answering with the generated responses.
+//! it (Kafka answers in order), and a broker that never answers or a client that never reads
+//! costs at most the cap. The broker is scripted here, on 127.0.0.1, answering with the
+//! generated responses.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -72,11 +73,12 @@ impl Tap {
         }
     }
 
-    /// The line connection `conn` ended with, once it has.
+    /// The line connection `conn` ended with (its counts), once it has.
     fn ended(&self, conn: u32) -> String {
-        let prefix = format!(" conn {conn} the client disconnected");
-        self.wait_for("the connection to end", |_, err| err.iter().any(|l| l.contains(&prefix)));
-        self.err.lock().unwrap().iter().find(|l| l.contains(&prefix)).unwrap().clone()
+        let prefix = format!(" conn {conn} ");
+        let ending = |l: &&String| l.contains(&prefix) && l.contains(" waiting at once");
+        self.wait_for("the connection to end", |_, err| err.iter().any(|l| ending(&l)));
+        self.err.lock().unwrap().iter().find(ending).unwrap().clone()
     }
 
     /// The tap's resident memory, from /proc.
@@ -262,4 +264,26 @@ fn a_broker_that_never_answers_costs_at_most_the_cap() {
     assert!(ended.contains(&first_kept) && ended.ends_with(&format!(" and {} more", MAX_WAITING - 20)), "{ended}");
     let err = tap.err.lock().unwrap().join("\n");
     assert!(err.contains(&format!("over {MAX_WAITING} requests wait for responses: ApiVersions v3 corr 1 given up")));
+}
+
+#[test]
+fn a_client_that_never_reads_costs_at_most_the_cap() {
+    // 64 KiB answers: the few that fit the sockets' buffers towards the client are all the tap
+    // can settle, while the small requests keep coming.
+    const SENT: usize = 10 * MAX_WAITING;
+    let (upstream, read) = scripted_broker(Arc::new(|r: &RequestFrame| vec![api_versions_answer(r, 9000)]));
+    let tap = Tap::start(&upstream, &[]);
+    let client = tap.connect();
+    let mut writer = client.try_clone().unwrap();
+    let requests: Vec<u8> = (1..=SENT as i32).flat_map(api_versions_request).collect();
+    // The writes stall once every buffer on the way is full: they are done on the side.
+    std::thread::spawn(move || writer.write_all(&requests));
+    let cap = format!("over {MAX_WAITING} requests wait for responses");
+    tap.wait_for("the cap", |_, err| err.iter().any(|l| l.contains(&cap)));
+    println!("the broker had read {} requests", read.load(Ordering::Relaxed));
+    // Both halves closed: the writer's clone is shut too, stalled or not.
+    client.shutdown(std::net::Shutdown::Both).unwrap();
+    let ended = tap.ended(1);
+    println!("{ended}");
+    assert!(ended.contains(&format!("at most {MAX_WAITING} waiting at once")), "{ended}");
 }
