@@ -181,6 +181,7 @@ fn round_trip_after(client: &mut TcpStream, frames: &[u8], correlation: i32) {
 }
 
 #[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "reads the tap's memory from /proc")]
 fn a_long_acks_0_run_leaves_nothing_waiting_and_memory_flat() {
     const WARM_UP: usize = 20_000;
     const RUN: usize = 100_000;
