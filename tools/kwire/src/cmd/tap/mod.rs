@@ -2,11 +2,13 @@
 //! decodes every request and response with the generated code, matching responses to requests
 //! by correlation id per connection.
 
+mod acks;
+mod errors;
+mod pending;
 mod reencode;
 mod report;
 mod rewrite;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -14,13 +16,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use clap::Args;
-use kafka_wire::messages::{ApiKey, RequestFrame, RequestKind, ResponseFrame};
+use kafka_wire::messages::{ApiKey, RequestFrame, ResponseFrame};
 use kafka_wire::Bytes;
 use kafka_wire_inspect::explain::Schemas;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::cluster::CmdResult;
+use pending::{Answered, Request, Waiting};
 use report::{Exchange, Reporter};
 use rewrite::Rewriter;
 
@@ -84,22 +87,16 @@ struct Shared {
 /// the tap gives itself (--clamp-versions), by the request task.
 type ClientWriter = Arc<tokio::sync::Mutex<tokio::net::tcp::OwnedWriteHalf>>;
 
-/// A request waiting for its response.
-struct Pending {
-    api_key: i16,
-    version: i16,
-    /// False for a Produce with acks=0 (some brokers answer it anyway).
-    expected: bool,
-    at: Instant,
-    size: usize,
-}
-
-type PendingMap = Arc<Mutex<HashMap<i32, Pending>>>;
+/// A connection's requests waiting for responses, shared by its two tasks.
+type PendingMap = Arc<Mutex<Waiting>>;
 
 /// The requests waiting for answers (a panic elsewhere does not make them unreadable).
-fn waiting(pending: &PendingMap) -> MutexGuard<'_, HashMap<i32, Pending>> {
+fn waiting(pending: &PendingMap) -> MutexGuard<'_, Waiting> {
     pending.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+/// At most this many unanswered requests are named when a connection ends.
+const UNANSWERED_NAMED: usize = 20;
 
 pub async fn run(args: TapArgs) -> CmdResult {
     let listener =
@@ -169,15 +166,14 @@ async fn connection(id: u32, peer: SocketAddr, client: TcpStream, upstream: &str
         r = responses => r.map(|()| "the upstream disconnected".to_string()),
     };
     let mut why = why.unwrap_or_else(|e| format!("ended: {e}"));
-    let unanswered = waiting(&pending);
-    if unanswered.values().any(|p| p.expected) {
-        let mut list: Vec<String> = unanswered
-            .iter()
-            .filter(|(_, p)| p.expected)
-            .map(|(corr, p)| format!("{} v{} corr {corr}", report::api_name(p.api_key), p.version))
-            .collect();
-        list.sort();
+    let waiting = waiting(&pending);
+    why.push_str(&format!("; {}", waiting.summary()));
+    if !waiting.is_empty() {
+        let list: Vec<String> = waiting.unanswered().take(UNANSWERED_NAMED).map(describe).collect();
         why.push_str(&format!("; unanswered: {}", list.join(", ")));
+        if waiting.len() > UNANSWERED_NAMED {
+            why.push_str(&format!(" and {} more", waiting.len() - UNANSWERED_NAMED));
+        }
     }
     reporter.note(id, &why);
     Ok(())
@@ -215,15 +211,24 @@ async fn read_frame(r: &mut (impl AsyncRead + Unpin), max: usize) -> std::io::Re
     Ok(Some(Frame::Whole(frame)))
 }
 
-/// Forwards a frame too large to decode: its size, then its bytes as they come.
+/// `Produce v9 corr 4`.
+fn describe(r: &Request) -> String {
+    format!("{} v{} corr {}", report::api_name(r.api_key), r.version, r.correlation)
+}
+
+/// Forwards a frame too large to decode: its size, the `first` of its bytes already read, then
+/// the rest as they come.
 async fn pass_through(
     n: usize,
+    first: &[u8],
     r: &mut (impl AsyncRead + Unpin),
     w: &mut (impl AsyncWrite + Unpin),
 ) -> std::io::Result<()> {
     w.write_all(&(n as i32).to_be_bytes()).await?;
-    let copied = tokio::io::copy(&mut r.take(n as u64), w).await?;
-    if copied as usize != n {
+    w.write_all(first).await?;
+    let rest = n.saturating_sub(first.len());
+    let copied = tokio::io::copy(&mut r.take(rest as u64), w).await?;
+    if copied as usize != rest {
         return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ended inside a frame"));
     }
     Ok(())
@@ -246,7 +251,7 @@ async fn next_frame(
             Some(Frame::Whole(frame)) => return Ok(Some(Bytes::from(frame))),
             Some(Frame::Oversized(n)) => {
                 reporter.note(id, &format!("{what} frame of {n} bytes (over --max-frame) forwarded undecoded"));
-                pass_through(n, from, to).await?;
+                pass_through(n, &[], from, to).await?;
             }
         }
     }
@@ -261,6 +266,7 @@ async fn requests(
     shared: &Shared,
 ) -> CmdResult {
     let reporter = &shared.reporter;
+    let mut cap_noted = false;
     while let Some(frame) = next_frame("request", id, &mut from, &mut to, reporter, shared.max_frame).await? {
         if shared.clamp_versions {
             if let Some(answer) = rewrite::answer_unknown_api_versions(&frame) {
@@ -275,10 +281,26 @@ async fn requests(
         }
         // Registered before the bytes go on (the response may come back before this task
         // runs again), then forwarded before decoding (unless re-encoding): decoding never
-        // delays the bytes.
+        // delays the bytes. A Produce with acks=0 gets no response: nothing waits for one.
         let (api_key, version, correlation) = header_fields(&frame);
-        waiting(&pending)
-            .insert(correlation, Pending { api_key, version, expected: true, at: Instant::now(), size: frame.len() });
+        let request = Request { api_key, version, correlation, at: Instant::now(), size: frame.len() };
+        let expects_response = acks::produce_acks(&frame) != Some(0);
+        if expects_response {
+            if let Some(old) = waiting(&pending).expect(request) {
+                if !cap_noted {
+                    cap_noted = true;
+                    let (max, old) = (pending::MAX_WAITING, describe(&old));
+                    reporter.note(
+                        id,
+                        &format!(
+                            "over {max} requests wait for responses: {old} given up (later ones counted at the end)"
+                        ),
+                    );
+                }
+            }
+        } else {
+            waiting(&pending).unasked(request);
+        }
         let decoded = match &shared.reencode {
             None => {
                 to.write_all(&frame).await?;
@@ -293,15 +315,6 @@ async fn requests(
                 decoded
             }
         };
-        let expects_response = match &decoded {
-            Ok((f, _)) => !matches!(&f.body, RequestKind::Produce(p) if p.acks == 0),
-            Err(_) => true,
-        };
-        if !expects_response {
-            if let Some(p) = waiting(&pending).get_mut(&correlation) {
-                p.expected = false;
-            }
-        }
         reporter.request(id, &frame, decoded.as_ref().map(|(f, trailing)| (f, trailing.len())), expects_response);
     }
     Ok(())
@@ -331,19 +344,21 @@ async fn responses(
             None => break,
             Some(Frame::Whole(frame)) => Bytes::from(frame),
             Some(Frame::Oversized(n)) => {
-                reporter.note(id, &format!("response frame of {n} bytes (over --max-frame) forwarded undecoded"));
-                pass_through(n, &mut from, &mut *to.lock().await).await?;
+                oversized_response(id, n, &mut from, &to, &pending, reporter).await?;
                 continue;
             }
         };
         let mut to = to.lock().await;
         let to = &mut *to;
         let correlation = frame.get(4..8).map_or(0, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        let request = waiting(&pending).remove(&correlation);
-        let Some(request) = request else {
-            to.write_all(&frame).await?;
-            reporter.unmatched(id, &frame, correlation);
-            continue;
+        let (request, expected) = match settle(id, &pending, correlation, reporter) {
+            Answered::Waited(r) => (r, true),
+            Answered::Unasked(r) => (r, false),
+            Answered::Unknown => {
+                to.write_all(&frame).await?;
+                reporter.unmatched(id, &frame, correlation);
+                continue;
+            }
         };
         let latency = request.at.elapsed();
         let decoded = ApiKey::from_key(request.api_key)
@@ -370,11 +385,55 @@ async fn responses(
             response_size: frame.len(),
             latency,
             rewritten: rewritten.is_some(),
-            expected: request.expected,
+            expected,
         };
         reporter.response(&exchange, &frame, decoded.as_ref().map(|(f, trailing, _)| (f, *trailing)));
     }
     Ok(())
+}
+
+/// Forwards a response too large to decode. Its correlation id is read first, so that the
+/// request it answers waits no more.
+async fn oversized_response(
+    id: u32,
+    n: usize,
+    from: &mut (impl AsyncRead + Unpin),
+    to: &ClientWriter,
+    pending: &PendingMap,
+    reporter: &Reporter,
+) -> std::io::Result<()> {
+    let mut correlation = [0u8; 4];
+    let mut answers = String::new();
+    let first: &[u8] = if n >= correlation.len() {
+        from.read_exact(&mut correlation).await?;
+        if let Answered::Waited(r) | Answered::Unasked(r) =
+            settle(id, pending, i32::from_be_bytes(correlation), reporter)
+        {
+            answers = format!(" to {}", describe(&r));
+        }
+        &correlation
+    } else {
+        &[]
+    };
+    reporter.note(id, &format!("response frame of {n} bytes{answers} (over --max-frame) forwarded undecoded"));
+    pass_through(n, first, from, &mut *to.lock().await).await
+}
+
+/// The request a response with `correlation` answers. Those sent before it and still waiting
+/// will not be answered (Kafka answers in order): they are let go, and named.
+fn settle(id: u32, pending: &PendingMap, correlation: i32, reporter: &Reporter) -> Answered {
+    let mut passed_over = Vec::new();
+    let answered = waiting(pending).answer(correlation, &mut passed_over);
+    if !passed_over.is_empty() {
+        let list: Vec<String> = passed_over.iter().take(UNANSWERED_NAMED).map(describe).collect();
+        let more = passed_over.len().saturating_sub(UNANSWERED_NAMED);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        reporter.note(
+            id,
+            &format!("the response to corr {correlation} came first, so unanswered: {}{more}", list.join(", ")),
+        );
+    }
+    answered
 }
 
 /// Decodes a response frame: the frame, its trailing byte count and the version it was read at.

@@ -7,8 +7,8 @@ use std::io::{BufWriter, Write as _};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kafka_wire::messages::{ApiKey, RequestFrame, ResponseFrame};
-use kafka_wire::{DecodeError, ErrorCode, Json as _};
+use kafka_wire::messages::{ApiKey, RequestFrame, ResponseFrame, ResponseKind};
+use kafka_wire::{DecodeError, Json as _};
 use kafka_wire_inspect::explain::recording::{Entry, MAGIC};
 use kafka_wire_inspect::explain::{self, hex_preview, Input, Schemas, Side, Style};
 use serde_json::{json, Value};
@@ -69,31 +69,19 @@ fn micros_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
 }
 
-/// Non-zero error codes anywhere in a body's JSON (`errorCode`, `partitionErrorCode`, ...),
-/// by name, with how often each occurs.
-pub fn error_codes(body: &Value) -> BTreeMap<String, usize> {
-    fn walk(v: &Value, out: &mut BTreeMap<String, usize>) {
-        match v {
-            Value::Object(map) => {
-                for (k, v) in map {
-                    if k == "errorCode" || k.ends_with("ErrorCode") {
-                        if let Some(code) = v.as_i64().filter(|c| *c != 0) {
-                            let code = ErrorCode(code as i16);
-                            let name = code.name().map_or_else(|| format!("error {}", code.0), str::to_string);
-                            *out.entry(name).or_default() += 1;
-                        }
-                    } else {
-                        walk(v, out);
-                    }
-                }
-            }
-            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            _ => {}
-        }
+/// ` errors: NAME, OTHERx3` (names in order, how often when more than once), or nothing.
+fn errors_text(body: &ResponseKind) -> String {
+    let codes = super::errors::error_codes(body);
+    if codes.is_empty() {
+        return String::new();
     }
-    let mut out = BTreeMap::new();
-    walk(body, &mut out);
-    out
+    let named: BTreeMap<String, usize> = codes
+        .into_iter()
+        .map(|(code, n)| (code.name().map_or_else(|| format!("error {}", code.0), str::to_string), n))
+        .collect();
+    let list: Vec<String> =
+        named.into_iter().map(|(name, n)| if n == 1 { name } else { format!("{name}x{n}") }).collect();
+    format!(" errors: {}", list.join(", "))
 }
 
 impl Reporter {
@@ -275,17 +263,7 @@ impl Reporter {
             )),
             (Mode::Lines, decoded) => {
                 let errors = match decoded {
-                    Ok((f, _)) => {
-                        let body = f.body.to_json(x.version).unwrap_or(Value::Null);
-                        let codes = error_codes(&body);
-                        if codes.is_empty() {
-                            String::new()
-                        } else {
-                            let list: Vec<String> =
-                                codes.into_iter().map(|(n, k)| if k == 1 { n } else { format!("{n}x{k}") }).collect();
-                            format!(" errors: {}", list.join(", "))
-                        }
-                    }
+                    Ok((f, _)) => errors_text(&f.body),
                     Err(e) => format!(" response not decoded ({e}): {}", hex_preview(frame, 64)),
                 };
                 self.print(&format!(
