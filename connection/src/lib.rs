@@ -26,6 +26,7 @@ mod error;
 mod handshake;
 pub mod requests;
 pub mod sasl;
+mod tasks;
 #[cfg(feature = "tls")]
 pub mod tls;
 
