@@ -292,7 +292,11 @@ fn answer(request: &RequestFrame, inner: &Inner) -> Option<ResponseKind> {
                     .map(|key| Coordinator { key: key.clone(), host: "127.0.0.1".into(), port, ..Default::default() })
                     .collect()
             };
-            FindCoordinatorResponse { host: "127.0.0.1".into(), port, coordinators, ..Default::default() }.into()
+            if request.version() >= 4 {
+                FindCoordinatorResponse { coordinators, ..Default::default() }.into()
+            } else {
+                FindCoordinatorResponse { host: "127.0.0.1".into(), port, ..Default::default() }.into()
+            }
         }
         RequestKind::SaslHandshake(_) => {
             SaslHandshakeResponse { mechanisms: vec!["PLAIN".into()], ..Default::default() }.into()
