@@ -160,6 +160,8 @@ pub(crate) struct Writer<W> {
     pub reauth: Option<Reauth>,
 }
 
+/// What woke the writer. Held for one turn of its loop, so the command is not boxed.
+#[allow(clippy::large_enum_variant)]
 enum Next {
     Closed,
     Reauthenticate,
