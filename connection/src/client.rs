@@ -55,7 +55,7 @@ impl Client {
     /// Connects to `addr` (`"host:port"` or a socket address), negotiates versions with
     /// ApiVersions and, when configured, authenticates with SASL; all within
     /// `config.connect_timeout`. With TLS, the broker's certificate must name the host
-    /// dialled (or the IP, for a socket address) unless [`crate::TlsConfig::server_name`] says
+    /// dialled (or the IP, for a socket address) unless `TlsConfig::server_name` says
     /// otherwise.
     pub async fn connect(addr: impl ToSocketAddrs + Display, config: ClientConfig) -> Result<Client, Error> {
         let config = config.for_address(&addr.to_string());

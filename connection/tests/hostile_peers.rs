@@ -120,7 +120,7 @@ async fn callers_that_give_up_cannot_exhaust_the_in_flight_limit() {
 /// has it skipped: the broker never sees it. The old writer wrote it all the same.
 #[tokio::test]
 async fn a_request_whose_caller_is_gone_is_not_written() {
-    let peer = Peer::start(Mode::Serve, Options { throttle_ms: 400, ..Options::default() }).await;
+    let peer = Peer::start(Mode::Serve, Options { throttle_ms: 1000, ..Options::default() }).await;
     let client = Client::connect(peer.addr(), ClientConfig::default()).await.unwrap();
     client.send(metadata_for("first")).await.unwrap();
     let gone = tokio::spawn({
