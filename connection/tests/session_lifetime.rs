@@ -2,7 +2,8 @@
 //! lifetime, and which closes a connection that has not authenticated again when the lifetime
 //! ends (as a broker with `connections.max.reauth.ms` does). The client re-authenticates on the
 //! same connection before then; the old one ignored the lifetime and its next request after it
-//! found the connection closed.
+//! found the connection closed. A refused or unanswered re-authentication closes the
+//! connection with a typed error, and a `Cluster` opens another.
 
 mod common;
 
@@ -10,8 +11,8 @@ use std::time::Duration;
 
 use common::peer::{cluster_recovers, Mode, Options, Peer};
 use kafka_wire::messages::{ApiKey, MetadataRequest};
-use kafka_wire::Records;
-use kafka_wire_connection::{Client, ClientConfig, Cluster, Credentials};
+use kafka_wire::{ErrorCode, Records};
+use kafka_wire_connection::{Client, ClientConfig, Cluster, Credentials, Error};
 
 const LIFETIME_MS: i64 = 2000;
 
@@ -41,6 +42,18 @@ async fn the_client_re_authenticates_before_the_session_ends() {
         peer.requests(ApiKey::SaslAuthenticate)
     );
     assert_eq!(peer.requests(ApiKey::SaslHandshake), peer.requests(ApiKey::SaslAuthenticate));
+}
+
+/// A re-authentication the broker refuses closes the connection with Kafka's error, typed.
+#[tokio::test]
+async fn a_refused_re_authentication_closes_with_the_brokers_error() {
+    let options =
+        Options { session_lifetime_ms: Some(LIFETIME_MS), refuse_reauthentication: true, ..Options::default() };
+    let peer = Peer::start(Mode::Serve, options).await;
+    let client = Client::connect(peer.addr(), sasl()).await.unwrap();
+    common::peer::eventually("closed after the refusal", || client.is_closed()).await;
+    let error = client.send(MetadataRequest::default()).await.unwrap_err();
+    assert!(matches!(error, Error::Authentication { code: ErrorCode::SASL_AUTHENTICATION_FAILED, .. }), "{error}");
 }
 
 /// A re-authentication the peer never answers closes the connection within the request

@@ -20,7 +20,7 @@ use kafka_wire::messages::{
     ApiKey, ApiVersionsResponse, FindCoordinatorResponse, MetadataRequest, MetadataResponse, ProduceResponse,
     RequestFrame, RequestKind, ResponseFrame, ResponseKind, SaslAuthenticateResponse, SaslHandshakeResponse,
 };
-use kafka_wire::{Bytes, BytesMut, Records};
+use kafka_wire::{Bytes, BytesMut, ErrorCode, Records};
 use kafka_wire_connection::Cluster;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -75,6 +75,9 @@ pub struct Options {
     pub no_coordinators: bool,
     /// Metadata answered with this `throttle_time_ms` (KIP-219).
     pub throttle_ms: i32,
+    /// SaslAuthenticate on a connection already authenticated answered with
+    /// SASL_AUTHENTICATION_FAILED: credentials revoked meanwhile.
+    pub refuse_reauthentication: bool,
 }
 
 struct Inner {
@@ -169,6 +172,7 @@ fn encode(request: &RequestFrame, body: ResponseKind) -> BytesMut {
 async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut socket: S, inner: Arc<Inner>) {
     // Until when the SASL session lasts, once authenticated with a lifetime.
     let mut expires: Option<Instant> = None;
+    let mut authenticated = false;
     let mut wedged = false;
     loop {
         let request = match expires {
@@ -195,11 +199,20 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(mut socket: S, inner: Arc<Inne
         if api != ApiKey::ApiVersions && (wedged || mode == Mode::Silent) {
             continue;
         }
+        let refused = authenticated && inner.options.refuse_reauthentication;
         if let RequestKind::SaslAuthenticate(_) = &request.body {
             let lifetime = inner.options.session_lifetime_ms.unwrap_or(0);
             expires = (lifetime > 0).then(|| Instant::now() + Duration::from_millis(lifetime as u64));
+            authenticated = true;
         }
-        let Some(body) = answer(&request, &inner) else { continue };
+        let body = match &request.body {
+            RequestKind::SaslAuthenticate(_) if refused => Some(
+                SaslAuthenticateResponse { error_code: ErrorCode::SASL_AUTHENTICATION_FAILED, ..Default::default() }
+                    .into(),
+            ),
+            _ => answer(&request, &inner),
+        };
+        let Some(body) = body else { continue };
         let bytes = encode(&request, body);
         let written = match mode {
             Mode::Claim(size) if api != ApiKey::ApiVersions => {
