@@ -1,66 +1,31 @@
 //! The tokio client: one TCP connection to one broker, over the sans-io [`Connection`].
 //!
 //! A writer task encodes requests and writes them; a reader task reads responses and hands each
-//! to the caller waiting for it. Reading never waits on writing, so a broker answering a large
-//! fetch while a large produce is being written cannot stall both sides. At most
-//! `max_in_flight` requests are written before their responses arrive; a caller that gives up
-//! (timeout, or its future dropped) leaves the connection usable, its response read and
-//! dropped. When the connection fails, every waiting caller gets the error.
+//! to the caller waiting for it (`tasks.rs`). Reading never waits on writing, so a
+//! broker answering a large fetch while a large produce is being written cannot stall both
+//! sides. At most `max_in_flight` requests are written before their responses arrive. A caller
+//! whose future is dropped before its request is written has it skipped; after, its response is
+//! read and dropped. A request that times out once written closes the connection, as Kafka's
+//! clients do: the broker may never answer it. When the connection closes, every waiting caller
+//! gets the error, and so does every later one.
 
-use std::collections::HashMap;
+use std::fmt::Display;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use kafka_wire::messages::{ApiKey, ApiRequest, ApiVersionsResponse, NegotiatedVersions, RequestKind};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, ToSocketAddrs};
-use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, oneshot, watch, Notify, Semaphore};
 use tracing::Instrument;
 
 use crate::config::ClientConfig;
 use crate::connection::{Connection, Received};
 use crate::error::Error;
 use crate::handshake;
-
-type Reply = oneshot::Sender<Result<Option<Received>, Error>>;
-
-/// A request on its way to the writer task.
-struct Command {
-    body: RequestKind,
-    version: i16,
-    reply: Reply,
-    permit: OwnedSemaphorePermit,
-    /// The caller's `kafka_request` span, which the writer and reader fill in.
-    span: tracing::Span,
-}
-
-/// A caller waiting for a response.
-struct Waiting {
-    reply: Reply,
-    _permit: OwnedSemaphorePermit,
-    sent_at: Instant,
-    span: tracing::Span,
-}
-
-/// What the two tasks share: the sans-io state, who waits for what, and why it closed.
-struct State {
-    conn: Connection,
-    waiting: HashMap<i32, Waiting>,
-    closed: Option<Error>,
-    /// Until when the broker throttles this connection (the latest `throttle_time_ms`).
-    throttled_until: Option<Instant>,
-}
-
-impl State {
-    /// Closes with `error`: every waiting caller gets it, later ones too.
-    fn fail(&mut self, error: Error) {
-        for (_, w) in self.waiting.drain() {
-            let _ = w.reply.send(Err(error.clone()));
-        }
-        self.closed.get_or_insert(error);
-    }
-}
+use crate::tasks::{self, lock, Command, Reauth, State, Writer};
 
 /// A connection to one broker: negotiated, authenticated, pipelined. Cheap to clone; the
 /// connection closes when the last clone is dropped.
@@ -76,6 +41,8 @@ struct Shared {
     negotiated: handshake::Negotiated,
     config: ClientConfig,
     peer: SocketAddr,
+    /// Names each request, so that a caller that times out can tell whether it was written.
+    tickets: AtomicU64,
 }
 
 impl std::fmt::Debug for Client {
@@ -85,9 +52,13 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// Connects to `addr`, negotiates versions with ApiVersions and, when configured,
-    /// authenticates with SASL; all within `config.connect_timeout`.
-    pub async fn connect(addr: impl ToSocketAddrs, config: ClientConfig) -> Result<Client, Error> {
+    /// Connects to `addr` (`"host:port"` or a socket address), negotiates versions with
+    /// ApiVersions and, when configured, authenticates with SASL; all within
+    /// `config.connect_timeout`. With TLS, the broker's certificate must name the host
+    /// dialled (or the IP, for a socket address) unless `TlsConfig::server_name` says
+    /// otherwise.
+    pub async fn connect(addr: impl ToSocketAddrs + Display, config: ClientConfig) -> Result<Client, Error> {
+        let config = config.for_address(&addr.to_string());
         let timeout = config.connect_timeout;
         tokio::time::timeout(timeout, Self::connect_now(addr, config)).await.map_err(|_| Error::Timeout(timeout))?
     }
@@ -120,16 +91,27 @@ impl Client {
     {
         let mut conn = Connection::new(config.client_id.as_deref(), config.max_frame_size);
         let negotiated = handshake::negotiate(&mut stream, &mut conn, &config).await?;
-        handshake::authenticate(&mut stream, &mut conn, &config, &negotiated.versions).await?;
-        tracing::debug!(%peer, apis = negotiated.response.api_keys.len(), "connected");
+        let lifetime = handshake::authenticate(&mut stream, &mut conn, &config, &negotiated.versions).await?;
+        tracing::debug!(%peer, apis = negotiated.response.api_keys.len(), ?lifetime, "connected");
 
         let (reader, writer) = split(stream);
-        let state = Arc::new(Mutex::new(State { conn, waiting: HashMap::new(), closed: None, throttled_until: None }));
-        let (commands, receiver) = mpsc::unbounded_channel();
-        tokio::spawn(write_loop(writer, receiver, state.clone(), config.honour_throttle));
-        tokio::spawn(read_loop(reader, state.clone()));
         let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
-        Ok(Client { shared: Arc::new(Shared { commands, permits, state, negotiated, config, peer }) })
+        let (shutdown, closed) = watch::channel(false);
+        let state = Arc::new(Mutex::new(State::new(conn, permits.clone(), shutdown)));
+        let idle = Arc::new(Notify::new());
+        let (commands, receiver) = mpsc::unbounded_channel();
+        let writer = Writer {
+            writer,
+            state: state.clone(),
+            shutdown: closed.clone(),
+            idle: idle.clone(),
+            honour_throttle: config.honour_throttle,
+            reauth: lifetime.map(|lifetime| Reauth::after(config.clone(), negotiated.versions.clone(), lifetime)),
+        };
+        tokio::spawn(writer.run(receiver));
+        tokio::spawn(tasks::read_loop(reader, state.clone(), config.request_timeout, closed, idle));
+        let tickets = AtomicU64::new(0);
+        Ok(Client { shared: Arc::new(Shared { commands, permits, state, negotiated, config, peer, tickets }) })
     }
 
     /// The broker's ApiVersions answer.
@@ -156,8 +138,7 @@ impl Client {
     /// so (`throttle_time_ms` > 0); `None` once that time has passed. With
     /// [`ClientConfig::honour_throttle`] (the default) requests wait until then to be written.
     pub fn throttled_until(&self) -> Option<Instant> {
-        let state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.throttled_until.filter(|until| *until > Instant::now())
+        lock(&self.shared.state).throttled_until().filter(|until| *until > Instant::now())
     }
 
     /// The broker's address.
@@ -195,128 +176,41 @@ impl Client {
             throttle_ms = tracing::field::Empty
         );
         let timeout = self.shared.config.request_timeout;
+        let ticket = self.shared.tickets.fetch_add(1, Ordering::Relaxed);
         let work = async {
-            let permit = self.shared.permits.clone().acquire_owned().await.map_err(|_| Error::Closed(None))?;
-            let (reply, response) = oneshot::channel();
+            let permit = self.shared.permits.clone().acquire_owned().await.map_err(|_| self.closed_error())?;
             if let Some(error) = self.closed() {
                 return Err(error);
             }
+            let (reply, response) = oneshot::channel();
             let span = tracing::Span::current();
             self.shared
                 .commands
-                .send(Command { body, version, reply, permit, span })
-                .map_err(|_| self.closed().unwrap_or(Error::Closed(None)))?;
-            response.await.map_err(|_| self.closed().unwrap_or(Error::Closed(None)))?
+                .send(Command { body, version, reply, permit, ticket, span })
+                .map_err(|_| self.closed_error())?;
+            response.await.map_err(|_| self.closed_error())?
         };
-        tokio::time::timeout(timeout, work.instrument(span)).await.map_err(|_| Error::Timeout(timeout))?
+        // The work, and with it the caller's end of the reply, is dropped before `abandon`
+        // looks: a request still queued is then skipped by the writer.
+        let outcome = tokio::time::timeout(timeout, work.instrument(span)).await;
+        outcome.unwrap_or_else(|_| {
+            lock(&self.shared.state).abandon(ticket, timeout);
+            Err(Error::Timeout(timeout))
+        })
     }
 
-    fn closed(&self) -> Option<Error> {
-        self.shared.state.lock().unwrap_or_else(|e| e.into_inner()).closed.clone()
+    /// Whether the connection is closed: by the broker, a failure, or a request that timed
+    /// out. A closed client fails every request; open another.
+    pub fn is_closed(&self) -> bool {
+        self.closed().is_some()
     }
-}
 
-/// Encodes each request under the lock (so its correlation id is registered before any
-/// response can arrive) and writes it outside it; while the broker throttles the connection,
-/// waits first when told to honour that.
-async fn write_loop(
-    mut writer: impl AsyncWrite + Unpin,
-    mut commands: mpsc::UnboundedReceiver<Command>,
-    state: Arc<Mutex<State>>,
-    honour_throttle: bool,
-) {
-    while let Some(command) = commands.recv().await {
-        if honour_throttle {
-            let until = state.lock().unwrap_or_else(|e| e.into_inner()).throttled_until;
-            if let Some(until) = until.filter(|until| *until > Instant::now()) {
-                tokio::time::sleep_until(until.into()).await;
-            }
-        }
-        let span = command.span;
-        let (bytes, no_response) = {
-            let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(error) = state.closed.clone() {
-                let _ = command.reply.send(Err(error));
-                continue;
-            }
-            match state.conn.send_kind(command.body, command.version) {
-                Err(error) => {
-                    let _ = command.reply.send(Err(error));
-                    continue;
-                }
-                Ok(sent) => {
-                    span.record("correlation_id", sent.correlation_id).record("bytes_out", sent.bytes);
-                    let bytes = state.conn.take_outgoing();
-                    if sent.expects_response {
-                        let waiting =
-                            Waiting { reply: command.reply, _permit: command.permit, sent_at: Instant::now(), span };
-                        state.waiting.insert(sent.correlation_id, waiting);
-                        (bytes, None)
-                    } else {
-                        (bytes, Some(command.reply))
-                    }
-                }
-            }
-        };
-        if let Err(e) = writer.write_all(&bytes).await {
-            let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-            let error = Error::from(e);
-            if let Some(reply) = no_response {
-                let _ = reply.send(Err(error.clone()));
-            }
-            state.fail(error);
-            return;
-        }
-        if let Some(reply) = no_response {
-            let _ = reply.send(Ok(None));
-        }
+    /// Why the connection closed, if it did.
+    pub fn closed(&self) -> Option<Error> {
+        lock(&self.shared.state).closed()
     }
-    // Every client handle is gone: close the socket.
-    let _ = writer.shutdown().await;
-}
 
-/// Reads responses and wakes their callers; any framing error or end of stream closes the
-/// connection for everyone waiting.
-async fn read_loop(mut reader: impl AsyncRead + Unpin, state: Arc<Mutex<State>>) {
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let read = reader.read(&mut buf).await;
-        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-        match read {
-            Ok(0) => return state.fail(Error::Closed(Some("the broker closed the connection".into()))),
-            Err(e) => return state.fail(Error::from(e)),
-            Ok(n) => state.conn.receive(&buf[..n]),
-        }
-        loop {
-            match state.conn.next_response() {
-                Ok(None) => break,
-                Ok(Some(received)) => {
-                    let throttle_ms = received.throttle_time_ms().unwrap_or(0);
-                    if throttle_ms > 0 {
-                        let until = Instant::now() + std::time::Duration::from_millis(throttle_ms as u64);
-                        state.throttled_until = Some(state.throttled_until.map_or(until, |t| t.max(until)));
-                        tracing::info!(api = received.api.name(), throttle_ms, "the broker throttles this client");
-                    }
-                    if let Some(w) = state.waiting.remove(&received.correlation_id) {
-                        w.span
-                            .record("bytes_in", received.bytes)
-                            .record("latency_us", w.sent_at.elapsed().as_micros() as u64)
-                            .record("throttle_ms", throttle_ms);
-                        let _ = w.reply.send(Ok(Some(received)));
-                    }
-                }
-                Err(Error::Decode { api, version, correlation_id, source }) => {
-                    let error = Error::Decode { api, version, correlation_id, source };
-                    tracing::warn!(%error, "a response did not decode");
-                    if let Some(w) = state.waiting.remove(&correlation_id) {
-                        let _ = w.reply.send(Err(error));
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "closing the connection");
-                    return state.fail(error);
-                }
-            }
-        }
+    fn closed_error(&self) -> Error {
+        self.closed().unwrap_or(Error::Closed(None))
     }
 }

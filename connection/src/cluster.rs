@@ -1,14 +1,18 @@
 //! Routing over a cluster: bootstrap servers, then Metadata for the brokers and partition
-//! leaders, FindCoordinator for groups and transactions, one [`Client`] per broker. Requests
-//! that fail with a retriable error (NOT_LEADER_OR_FOLLOWER, a lost connection, ...) refresh
-//! the metadata and are retried a bounded number of times. It routes; it does not batch: users
-//! bring their record batches.
+//! leaders, FindCoordinator for groups and transactions (`cluster/coordinator.rs`), one
+//! [`Client`] per broker. A connection that closed (the broker went away, a request timed out)
+//! is dropped and opened again on next use; the one opened to a bootstrap server is kept, and
+//! serves as that broker's when the metadata names it. Requests that fail with a retriable
+//! error (NOT_LEADER_OR_FOLLOWER, a lost connection, ...) refresh the metadata and are retried
+//! a bounded number of times. It routes; it does not batch: users bring their record batches.
+
+mod coordinator;
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::time::Duration;
 
-use kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest;
 use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 use kafka_wire::messages::produce_response::PartitionProduceResponse;
 use kafka_wire::messages::{ApiKey, MetadataRequest};
@@ -18,7 +22,7 @@ use tokio::sync::Mutex;
 use crate::{Client, ClientConfig, Error};
 
 /// Which coordinator FindCoordinator looks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CoordinatorType {
     Group = 0,
     Transaction = 1,
@@ -30,7 +34,23 @@ struct Routes {
     brokers: HashMap<i32, String>,
     /// The leader of each partition.
     leaders: HashMap<(String, i32), i32>,
-    clients: HashMap<i32, Client>,
+    /// The connections, by the address dialled: a broker's or a bootstrap server's.
+    clients: HashMap<String, Client>,
+    /// The coordinator of each group or transactional id, as FindCoordinator last said.
+    coordinators: HashMap<(CoordinatorType, String), i32>,
+}
+
+impl Routes {
+    /// The open connection to `address`, or one to the same socket address dialled under
+    /// another name (a bootstrap server given by IP); closed ones are dropped on the way.
+    fn open(&mut self, address: &str) -> Option<Client> {
+        self.clients.retain(|_, client| !client.is_closed());
+        if let Some(client) = self.clients.get(address) {
+            return Some(client.clone());
+        }
+        let addr: SocketAddr = address.parse().ok()?;
+        self.clients.values().find(|client| client.peer() == addr).cloned()
+    }
 }
 
 /// A cluster reached through bootstrap servers.
@@ -89,26 +109,27 @@ impl Cluster {
                 routes.leaders.insert((name.to_string(), p.partition_index), p.leader_id.get());
             }
         }
-        let live: Vec<i32> = routes.brokers.keys().copied().collect();
-        routes.clients.retain(|id, _| live.contains(id));
+        let Routes { brokers, clients, .. } = &mut *routes;
+        clients
+            .retain(|address, _| brokers.values().any(|b| b == address) || self.bootstrap.iter().any(|b| b == address));
         Ok(())
     }
 
     /// A connection to any broker: one already open, else the known brokers and then the
-    /// bootstrap servers in turn.
+    /// bootstrap servers in turn (the one that answers is kept).
     pub async fn any(&self) -> Result<Client, Error> {
-        let (open, mut addresses) = {
-            let routes = self.routes.lock().await;
-            let open = routes.clients.values().next().cloned();
-            (open, routes.brokers.values().cloned().collect::<Vec<_>>())
+        let mut addresses = {
+            let mut routes = self.routes.lock().await;
+            routes.clients.retain(|_, client| !client.is_closed());
+            if let Some(client) = routes.clients.values().next() {
+                return Ok(client.clone());
+            }
+            routes.brokers.values().cloned().collect::<Vec<_>>()
         };
-        if let Some(client) = open {
-            return Ok(client);
-        }
         addresses.extend(self.bootstrap.iter().cloned());
         let mut last = Error::Routing("no bootstrap server given".into());
         for address in addresses {
-            match Client::connect(address.as_str(), self.config.for_address(&address)).await {
+            match self.open(&address).await {
                 Ok(client) => return Ok(client),
                 Err(e) => last = e,
             }
@@ -116,17 +137,29 @@ impl Cluster {
         Err(last)
     }
 
-    /// The connection to broker `id` (opened on first use).
+    /// The connection to broker `id`: the one open, else a new one.
     pub async fn broker(&self, id: i32) -> Result<Client, Error> {
         let address = {
-            let routes = self.routes.lock().await;
-            if let Some(client) = routes.clients.get(&id) {
-                return Ok(client.clone());
+            let mut routes = self.routes.lock().await;
+            let address = routes.brokers.get(&id).cloned();
+            let address = address.ok_or_else(|| Error::Routing(format!("no broker {id} in the metadata")))?;
+            if let Some(client) = routes.open(&address) {
+                return Ok(client);
             }
-            routes.brokers.get(&id).cloned().ok_or_else(|| Error::Routing(format!("no broker {id} in the metadata")))?
+            address
         };
-        let client = Client::connect(address.as_str(), self.config.for_address(&address)).await?;
-        self.routes.lock().await.clients.insert(id, client.clone());
+        self.open(&address).await
+    }
+
+    /// Opens a connection to `address` and keeps it, unless another caller opened one
+    /// meanwhile (then that one, and this one closes).
+    async fn open(&self, address: &str) -> Result<Client, Error> {
+        let client = Client::connect(address, self.config.clone()).await?;
+        let mut routes = self.routes.lock().await;
+        if let Some(open) = routes.open(address) {
+            return Ok(open);
+        }
+        routes.clients.insert(address.to_string(), client.clone());
         Ok(client)
     }
 
@@ -145,34 +178,6 @@ impl Cluster {
         self.broker(id).await
     }
 
-    /// The connection to the coordinator of a group or transactional id. While the cluster
-    /// creates the internal topic behind it, Kafka answers COORDINATOR_NOT_AVAILABLE: that and
-    /// the other retriable answers are retried, `attempts` times in all.
-    pub async fn coordinator(&self, kind: CoordinatorType, key: &str) -> Result<Client, Error> {
-        self.retrying(|| self.find_coordinator(kind, key)).await
-    }
-
-    async fn find_coordinator(&self, kind: CoordinatorType, key: &str) -> Result<Client, Error> {
-        let client = self.any().await?;
-        let version =
-            client.version_of(ApiKey::FindCoordinator).ok_or(Error::NoCommonVersion(ApiKey::FindCoordinator))?;
-        let mut request = FindCoordinatorRequest { key_type: kind as i8, ..Default::default() };
-        if version >= 4 {
-            request.coordinator_keys = vec![key.into()];
-        } else {
-            request.key = key.into();
-        }
-        let answer = client.send_at(request, version).await?;
-        let (node, code, message) = match answer.coordinators.first() {
-            Some(c) if version >= 4 => (c.node_id, c.error_code, c.error_message.clone()),
-            _ => (answer.node_id, answer.error_code, answer.error_message.clone()),
-        };
-        if code != ErrorCode::NONE {
-            return Err(Error::Broker { api: ApiKey::FindCoordinator, code, message: message.map(|m| m.to_string()) });
-        }
-        self.broker(node.get()).await
-    }
-
     /// Runs `attempt` against the leader of `topic`'s `partition`; on a retriable error it
     /// forgets that leader (and its connection, if the connection failed), so that the next
     /// try reads the metadata again, and retries as [`Cluster::retrying`] does.
@@ -188,7 +193,8 @@ impl Cluster {
             };
             if let Err(e) = &result {
                 if e.is_retriable() {
-                    self.forget(topic, partition, e).await;
+                    // A connection that failed is closed, and `broker` opens another.
+                    self.routes.lock().await.leaders.remove(&(topic.to_string(), partition));
                 }
             }
             result
@@ -218,16 +224,6 @@ impl Cluster {
                     return Err(Error::RetriesExhausted { attempts: tries, last: Box::new(e) })
                 }
                 other => return other,
-            }
-        }
-    }
-
-    async fn forget(&self, topic: &str, partition: i32, error: &Error) {
-        let mut routes = self.routes.lock().await;
-        let leader = routes.leaders.remove(&(topic.to_string(), partition));
-        if matches!(error, Error::Io(_) | Error::Closed(_) | Error::Timeout(_)) {
-            if let Some(id) = leader {
-                routes.clients.remove(&id);
             }
         }
     }

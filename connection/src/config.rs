@@ -18,7 +18,8 @@ pub struct ClientConfig {
     /// Requests written before their responses arrive (Kafka's
     /// `max.in.flight.requests.per.connection`, 5).
     pub max_in_flight: usize,
-    /// How long a request waits for its response.
+    /// How long a request waits for its response (Kafka's `request.timeout.ms`). One written
+    /// that waits longer closes the connection: every request on it fails.
     pub request_timeout: Duration,
     /// How long the TCP connect, the ApiVersions handshake and SASL may take.
     pub connect_timeout: Duration,

@@ -11,8 +11,26 @@ use bytes::{Buf, Bytes, BytesMut};
 use kafka_wire::messages::{
     ApiKey, ApiRequest, RequestFrame, RequestKind, ResponseFrame, ResponseHeader, ResponseKind,
 };
+use kafka_wire::ErrorCode;
 
 use crate::error::Error;
+
+/// The `acks` of an encoded Produce body at `version`: after the transactional id from v3
+/// (a compact string from v9, the first flexible version), first before that.
+fn produce_acks(body: &[u8], version: i16) -> Option<i16> {
+    let rest = match version {
+        ..=2 => body,
+        3..=8 => {
+            let len = i16::from_be_bytes([*body.first()?, *body.get(1)?]);
+            body.get(2 + usize::try_from(len).unwrap_or(0)..)?
+        }
+        _ => {
+            let (len, used) = kafka_wire_runtime::wire::decode_uvarint(body).ok()?;
+            body.get(used + (len as usize).saturating_sub(1)..)?
+        }
+    };
+    Some(i16::from_be_bytes([*rest.first()?, *rest.get(1)?]))
+}
 
 /// Kafka's default `socket.request.max.bytes`: the largest frame accepted unless configured.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
@@ -118,8 +136,18 @@ impl Connection {
     /// Appends a request of `api` whose body is already encoded, under header version
     /// `version`, which need not be one this code can write: how a proxy forwards, and how a
     /// broker's answer to a version it does not know is tested. The response is read at
-    /// `read_as`, a version this code knows.
+    /// `read_as`, a version this code knows. A Produce body with `acks = 0` expects no response,
+    /// as with [`Connection::send`]; one too short to hold its `acks` is refused.
     pub fn send_encoded(&mut self, api: ApiKey, version: i16, body: &[u8], read_as: i16) -> Result<Sent, Error> {
+        let expects_response = match api {
+            ApiKey::Produce => {
+                let acks = produce_acks(body, version).ok_or_else(|| {
+                    Error::Protocol(format!("a Produce v{version} body of {} bytes holds no acks", body.len()))
+                })?;
+                acks != 0
+            }
+            _ => true,
+        };
         let correlation_id = self.next_correlation_id;
         let header = kafka_wire::messages::RequestHeader {
             request_api_key: api.key(),
@@ -141,8 +169,10 @@ impl Connection {
         self.outgoing.extend_from_slice(&header_bytes);
         self.outgoing.extend_from_slice(body);
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
-        self.pending.insert(correlation_id, Pending { api, version: read_as });
-        Ok(Sent { correlation_id, api, version, expects_response: true, bytes: self.outgoing.len() - start })
+        if expects_response {
+            self.pending.insert(correlation_id, Pending { api, version: read_as });
+        }
+        Ok(Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start })
     }
 
     /// The bytes waiting to be written.
@@ -160,6 +190,12 @@ impl Connection {
         self.incoming.extend_from_slice(bytes);
     }
 
+    /// How many bytes were received that are not yet a whole response. They grow only as
+    /// bytes arrive: a frame's declared size reserves nothing.
+    pub fn buffered(&self) -> usize {
+        self.incoming.len()
+    }
+
     /// How many requests wait for a response.
     pub fn in_flight(&self) -> usize {
         self.pending.len()
@@ -171,7 +207,8 @@ impl Connection {
     ///
     /// ApiVersions is read at the version asked for and, if that fails, at version 0: a broker
     /// that does not know the version answers in version 0 with UNSUPPORTED_VERSION and its
-    /// own ranges (KIP-511), as Kafka's own client expects.
+    /// own ranges (KIP-511). Only such an answer is taken; any other body that fails at the
+    /// version asked for is a decode error, not a version 0 answer read by luck.
     pub fn next_response(&mut self) -> Result<Option<Received>, Error> {
         if self.incoming.len() < 4 {
             return Ok(None);
@@ -194,9 +231,12 @@ impl Connection {
             return Err(Error::UnknownCorrelationId(correlation_id));
         };
         let decoded = match ResponseFrame::decode(frame.clone(), api, version) {
-            Err(_) if api == ApiKey::ApiVersions && version != 0 => {
-                ResponseFrame::decode(frame, api, 0).map(|f| (f, 0))
-            }
+            Err(error) if api == ApiKey::ApiVersions && version != 0 => match ResponseFrame::decode(frame, api, 0) {
+                Ok(f) if matches!(&f.body, ResponseKind::ApiVersions(r) if r.error_code == ErrorCode::UNSUPPORTED_VERSION) => {
+                    Ok((f, 0))
+                }
+                _ => Err(error),
+            },
             other => other.map(|f| (f, version)),
         };
         let (decoded, version) = decoded.map_err(|source| Error::Decode { api, version, correlation_id, source })?;

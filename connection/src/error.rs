@@ -40,7 +40,9 @@ pub enum Error {
     /// The connection is closed (by the broker, or after an earlier error).
     #[error("the connection is closed{}", .0.as_deref().map(|why| format!(": {why}")).unwrap_or_default())]
     Closed(Option<Arc<str>>),
-    /// No response within the request timeout.
+    /// No response within the request timeout. A request that was written when it timed out
+    /// also closes its connection (as Kafka's clients do at `request.timeout.ms`): the broker
+    /// may never answer, and a later request would wait behind it.
     #[error("no response within {0:?}")]
     Timeout(Duration),
     /// SASL authentication failed: Kafka's error code and message.
@@ -61,6 +63,10 @@ pub enum Error {
     /// A name did not resolve, or the cluster has no broker for what was asked.
     #[error("{0}")]
     Routing(String),
+    /// Bytes that break the protocol although they decode: a FindCoordinator answer without
+    /// the key asked for, a Produce frame to forward too short to hold its `acks`.
+    #[error("protocol violation: {0}")]
+    Protocol(String),
 }
 
 impl From<std::io::Error> for Error {

@@ -1,5 +1,8 @@
 //! What happens on a new connection before it carries requests: ApiVersions (with KIP-511's
-//! fallback), then SASL when configured. Sequential, over the socket the client will use.
+//! fallback), then SASL when configured. Sequential, over the socket the client will use; SASL
+//! runs again on a connection whose session has a lifetime (KIP-368).
+
+use std::time::Duration;
 
 use kafka_wire::messages::{
     ApiKey, ApiRequest, ApiVersionsRequest, ApiVersionsResponse, NegotiatedVersions, SaslAuthenticateRequest,
@@ -54,6 +57,24 @@ async fn request<R: ApiRequest>(
     exchange(stream, conn, sent).await?.into_typed::<R>()
 }
 
+/// One request and its response, for SASL: straight over the socket on connect, through the
+/// client's reader and writer tasks when re-authenticating (KIP-368).
+pub(crate) trait Exchange {
+    async fn request<R: ApiRequest + Send>(&mut self, request: R, version: i16) -> Result<R::Response, Error>;
+}
+
+/// The socket and its sans-io state before the client's tasks take them over.
+struct Direct<'a, S> {
+    stream: &'a mut S,
+    conn: &'a mut Connection,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Exchange for Direct<'_, S> {
+    async fn request<R: ApiRequest + Send>(&mut self, body: R, version: i16) -> Result<R::Response, Error> {
+        request(self.stream, self.conn, body, version).await
+    }
+}
+
 /// ApiVersions at the newest version this code writes (or the configured first version);
 /// when the broker answers UNSUPPORTED_VERSION with its own range, once more at the newest
 /// version both know (version 0 if it gave none), as KIP-511 specifies.
@@ -97,20 +118,31 @@ pub async fn negotiate(
     Ok(Negotiated { response, versions, api_versions_version: version })
 }
 
-/// SaslHandshake v1 with the configured mechanism, then SaslAuthenticate until the mechanism
-/// is satisfied. A refusal is a typed error carrying Kafka's message.
+/// SASL over the socket, as [`authenticate_over`] runs it.
 pub async fn authenticate(
     stream: &mut (impl AsyncRead + AsyncWrite + Unpin),
     conn: &mut Connection,
     config: &ClientConfig,
     versions: &NegotiatedVersions,
-) -> Result<(), Error> {
-    let Some(credentials) = &config.sasl else { return Ok(()) };
+) -> Result<Option<Duration>, Error> {
+    authenticate_over(&mut Direct { stream, conn }, config, versions).await
+}
+
+/// SaslHandshake v1 with the configured mechanism, then SaslAuthenticate until the mechanism
+/// is satisfied. A refusal is a typed error carrying Kafka's message. Returns the session's
+/// lifetime when the broker gives one (KIP-368, `connections.max.reauth.ms`): past it the
+/// broker closes the connection unless it re-authenticates.
+pub(crate) async fn authenticate_over(
+    exchange: &mut impl Exchange,
+    config: &ClientConfig,
+    versions: &NegotiatedVersions,
+) -> Result<Option<Duration>, Error> {
+    let Some(credentials) = &config.sasl else { return Ok(None) };
     let mechanism = credentials.mechanism.name();
     let handshake_version = versions.version(ApiKey::SaslHandshake).filter(|v| *v >= 1);
     let handshake_version = handshake_version.ok_or(Error::NoCommonVersion(ApiKey::SaslHandshake))?;
     let handshake = SaslHandshakeRequest { mechanism: mechanism.into() };
-    let answer = request(stream, conn, handshake, handshake_version).await?;
+    let answer = exchange.request(handshake, handshake_version).await?;
     if answer.error_code == ErrorCode::UNSUPPORTED_SASL_MECHANISM {
         let enabled = answer.mechanisms.iter().map(|m| m.to_string()).collect();
         return Err(Error::MechanismNotEnabled { mechanism: mechanism.to_string(), enabled });
@@ -120,18 +152,21 @@ pub async fn authenticate(
     }
     let auth_version =
         versions.version(ApiKey::SaslAuthenticate).ok_or(Error::NoCommonVersion(ApiKey::SaslAuthenticate))?;
-    let mut session = credentials.session();
+    let mut session = credentials.session()?;
     let mut token = session.first();
     loop {
         let body = SaslAuthenticateRequest { auth_bytes: token.into(), ..Default::default() };
-        let answer = request(stream, conn, body, auth_version).await?;
+        let answer = exchange.request(body, auth_version).await?;
         if answer.error_code != ErrorCode::NONE {
             let message = answer.error_message.map(|m| m.to_string()).unwrap_or_default();
             return Err(Error::Authentication { code: answer.error_code, message });
         }
         match session.answer(&answer.auth_bytes)? {
             Some(next) => token = next,
-            None => return Ok(()),
+            None => {
+                let lifetime = u64::try_from(answer.session_lifetime_ms).ok().filter(|ms| *ms > 0);
+                return Ok(lifetime.map(Duration::from_millis));
+            }
         }
     }
 }

@@ -3,9 +3,12 @@
 //! - [`Connection`]: the sans-io core. Framing, correlation ids, the response header version
 //!   each request calls for, typed responses; no I/O, never a panic on what a peer sends.
 //! - [`Client`]: one broker over tokio. The ApiVersions handshake (with KIP-511's fallback),
-//!   SASL PLAIN and SCRAM, TLS with rustls (feature `tls`), requests at the highest common version, pipelining, timeouts.
+//!   SASL PLAIN and SCRAM (re-authenticated before a KIP-368 session ends), TLS with rustls
+//!   (feature `tls`), requests at the highest common version, pipelining, and timeouts that
+//!   close a connection the broker stopped answering on.
 //! - [`Cluster`]: bootstrap servers, metadata, and the leader of a partition or the
-//!   coordinator of a group, with retries on the errors that call for them.
+//!   coordinator of a group, with retries on the errors that call for them; a closed
+//!   connection is opened again.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), kafka_wire_connection::Error> {
@@ -26,6 +29,7 @@ mod error;
 mod handshake;
 pub mod requests;
 pub mod sasl;
+mod tasks;
 #[cfg(feature = "tls")]
 pub mod tls;
 

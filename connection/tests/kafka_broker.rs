@@ -164,8 +164,18 @@ async fn admin_create_describe_alter_and_delete_a_topic() {
     };
     let altered = client.send(alter).await.unwrap();
     assert_eq!(altered.responses[0].error_code, ErrorCode::NONE, "{:?}", altered.responses[0].error_message);
-    let configs = client.send(describe(&["retention.ms"])).await.unwrap();
-    assert_eq!(value(&configs, "retention.ms").as_deref(), Some("3600000"));
+    // The broker answers once the controller committed the change and applies it to what it
+    // describes a moment later (KRaft replays the record asynchronously): read until it shows.
+    let mut retention = None;
+    for _ in 0..100 {
+        let configs = client.send(describe(&["retention.ms"])).await.unwrap();
+        retention = value(&configs, "retention.ms");
+        if retention.as_deref() == Some("3600000") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(retention.as_deref(), Some("3600000"));
 
     let cluster = client.send(DescribeClusterRequest::default()).await.unwrap();
     assert_eq!(cluster.error_code, ErrorCode::NONE);

@@ -57,13 +57,14 @@ impl Credentials {
         Self::new(Mechanism::ScramSha512, username, password)
     }
 
-    /// The client side of one authentication exchange.
-    pub fn session(&self) -> Box<dyn Session + Send> {
-        match self.mechanism {
+    /// The client side of one authentication exchange; an error only when the operating
+    /// system has no randomness for a SCRAM nonce.
+    pub fn session(&self) -> Result<Box<dyn Session + Send>, Error> {
+        Ok(match self.mechanism {
             Mechanism::Plain => Box::new(plain::Plain::new(&self.username, &self.password)),
-            Mechanism::ScramSha256 => Box::new(scram::Scram::<scram::Sha256>::new(&self.username, &self.password)),
-            Mechanism::ScramSha512 => Box::new(scram::Scram::<scram::Sha512>::new(&self.username, &self.password)),
-        }
+            Mechanism::ScramSha256 => Box::new(scram::Scram::<scram::Sha256>::new(&self.username, &self.password)?),
+            Mechanism::ScramSha512 => Box::new(scram::Scram::<scram::Sha512>::new(&self.username, &self.password)?),
+        })
     }
 }
 

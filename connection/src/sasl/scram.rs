@@ -15,6 +15,9 @@ use crate::error::Error;
 /// The most PBKDF2 iterations a server may ask for: Kafka's own limit, so that a hostile
 /// server cannot make the client spin.
 const MAX_ITERATIONS: u32 = 16_384;
+/// The fewest: Kafka's client refuses less (`ScramMechanism.minIterations`), since a server
+/// asking for fewer would get a proof cheap to brute-force the password from.
+const MIN_ITERATIONS: u32 = 4096;
 
 /// The hash a SCRAM variant uses.
 pub trait Hash {
@@ -74,9 +77,12 @@ fn attribute(message: &str, key: char) -> Option<&str> {
 }
 
 impl<H: Hash> Scram<H> {
-    pub fn new(username: &str, password: &str) -> Self {
-        let random: Vec<u8> = (0..24).map(|_| fastrand::u8(..)).collect();
-        Self::with_nonce(username, password, &STANDARD.encode(random))
+    /// With a nonce of 24 bytes from the operating system's CSPRNG: a guessable one would let
+    /// a recorded exchange be replayed.
+    pub fn new(username: &str, password: &str) -> Result<Self, Error> {
+        let mut random = [0u8; 24];
+        getrandom::fill(&mut random).map_err(|e| protocol_error(format!("no random SCRAM nonce: {e}")))?;
+        Ok(Self::with_nonce(username, password, &STANDARD.encode(random)))
     }
 
     /// With a given client nonce (RFC 7677's test vector uses one).
@@ -100,8 +106,10 @@ impl<H: Hash> Scram<H> {
             .ok_or_else(|| protocol_error("SCRAM server-first has no valid salt"))?;
         let iterations: u32 = attribute(server_first, 'i')
             .and_then(|i| i.parse().ok())
-            .filter(|i| (1..=MAX_ITERATIONS).contains(i))
-            .ok_or_else(|| protocol_error(format!("SCRAM iteration count missing or above {MAX_ITERATIONS}")))?;
+            .filter(|i| (MIN_ITERATIONS..=MAX_ITERATIONS).contains(i))
+            .ok_or_else(|| {
+                protocol_error(format!("SCRAM iteration count missing or outside {MIN_ITERATIONS}..={MAX_ITERATIONS}"))
+            })?;
         let salted = H::salted_password(self.password.as_bytes(), &salt, iterations);
         let client_key = H::hmac(&salted, b"Client Key");
         let stored_key = H::digest(&client_key);
@@ -171,5 +179,30 @@ mod tests {
         greedy.first();
         assert!(greedy.answer(b"r=abcdef,s=AAAA,i=100000000").is_err());
         assert!(greedy.answer(b"e=invalid-proof").is_err());
+    }
+
+    /// Below Kafka's minimum of 4096 a server could ask for a proof cheap to brute-force: 4095
+    /// and 1 are refused (the old check took any count from 1), 4096 is taken.
+    #[test]
+    fn iteration_counts_below_4096_are_refused() {
+        for (count, taken) in [(1, false), (4095, false), (4096, true)] {
+            let mut scram = Scram::<Sha256>::with_nonce("user", "pencil", "abc");
+            scram.first();
+            let server_first = format!("r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i={count}");
+            let answer = scram.answer(server_first.as_bytes());
+            assert_eq!(answer.is_ok(), taken, "i={count}: {answer:?}");
+            if let Err(error) = answer {
+                assert!(matches!(error, Error::Authentication { .. }), "{error}");
+            }
+        }
+    }
+
+    /// Two sessions draw different nonces, of 24 random bytes each.
+    #[test]
+    fn nonces_come_from_the_os_and_differ() {
+        let a = Scram::<Sha256>::new("user", "pencil").unwrap();
+        let b = Scram::<Sha256>::new("user", "pencil").unwrap();
+        assert_ne!(a.nonce, b.nonce);
+        assert_eq!(STANDARD.decode(&a.nonce).unwrap().len(), 24);
     }
 }

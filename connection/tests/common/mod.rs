@@ -1,6 +1,8 @@
 //! What the broker tests share: topics, record batches, produce and fetch requests.
 #![allow(dead_code)] // each test binary uses its own part
 
+pub mod peer;
+
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
