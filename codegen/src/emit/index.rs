@@ -191,6 +191,8 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
     let supported: Vec<TokenStream> =
         apis.iter().map(|a| opt_range_lit(supported_versions(a.request, options))).collect();
     let throttle = emit_throttle(apis);
+    let responses_by_variant: Vec<(&Ident, &Message)> = apis.iter().map(|a| (&a.variant, a.response)).collect();
+    let error_codes = super::error_codes::emit_dispatch(&responses_by_variant, options);
     let req_header = header_version_arms(apis, false);
     let resp_header = header_version_arms(apis, true);
     let request_kind = emit_kind_enum(
@@ -358,6 +360,7 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
         #request_kind
         #response_kind
         #throttle
+        #error_codes
     }
 }
 

@@ -1,6 +1,7 @@
 //! Emission: IR → Rust tokens, one file per schema plus an index.
 
 mod cond;
+mod error_codes;
 mod index;
 mod json;
 mod keyed;

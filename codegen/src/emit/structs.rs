@@ -198,6 +198,7 @@ impl StructCtx<'_> {
             .collect();
         let keyed = emit_keyed(self.name, &keys, rt);
         let json = if self.options.json { self.emit_json(&plans) } else { quote!() };
+        let error_codes = super::error_codes::emit_visitor(self.msg, self.fields, self.within, self.options, rt);
         quote! {
             #(#[doc = #docs])*
             #[derive(Debug, Clone, PartialEq)]
@@ -209,6 +210,7 @@ impl StructCtx<'_> {
             impl #ty {
                 /// The schema's name for this struct, as errors name it.
                 pub const NAME: &'static str = #name_lit;
+                #error_codes
             }
 
             impl Default for #ty {

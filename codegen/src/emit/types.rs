@@ -26,11 +26,20 @@ pub fn newtype(field: &Field, options: &EmitOptions, rt: &TokenStream) -> Option
         (Some("transactionalId"), FieldType::String) => "TransactionalId",
         (Some("brokerId"), FieldType::Int32) => "BrokerId",
         (Some("producerId"), FieldType::Int64) => "ProducerId",
-        (_, FieldType::Int16) if field.name.ends_with("ErrorCode") => "ErrorCode",
+        (_, FieldType::Int16) if is_error_code(field) => "ErrorCode",
         _ => return None,
     };
     let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
     Some(quote!(#rt::#ident))
+}
+
+/// Whether the field holds Kafka error codes: an `int16` (or array of them) named `...ErrorCode`.
+pub fn is_error_code(field: &Field) -> bool {
+    let scalar = match &field.ty {
+        FieldType::Array(inner) => inner.as_ref(),
+        ty => ty,
+    };
+    *scalar == FieldType::Int16 && field.name.ends_with("ErrorCode")
 }
 
 /// Whether the Rust field is an `Option`: nullable in some version, or defaulting to null.

@@ -17,6 +17,10 @@ pub struct BrokerRegistrationResponse {
 impl BrokerRegistrationResponse {
     /// The schema's name for this struct, as errors name it.
     pub const NAME: &'static str = "BrokerRegistrationResponse";
+    /// Calls `f` with every error code this value holds at `version`, nested ones included.
+    pub fn for_each_error_code(&self, _version: i16, f: &mut dyn FnMut(rt::ErrorCode)) {
+        f(self.error_code);
+    }
 }
 impl Default for BrokerRegistrationResponse {
     fn default() -> Self {

@@ -333,3 +333,14 @@ impl ResponseKind {
         }
     }
 }
+impl ResponseKind {
+    /// Calls `f` with every error code the response holds at `version` (top-level,
+    /// per topic, per partition, ...): what a tool watching for errors reads, without
+    /// converting the response to anything.
+    pub fn for_each_error_code(&self, version: i16, f: &mut dyn FnMut(rt::ErrorCode)) {
+        match self {
+            ResponseKind::ModifyTopic(b) => b.for_each_error_code(version, f),
+            ResponseKind::BrokerRegistration(b) => b.for_each_error_code(version, f),
+        }
+    }
+}

@@ -70,8 +70,8 @@ fn micros_now() -> u64 {
 }
 
 /// ` errors: NAME, OTHERx3` (names in order, how often when more than once), or nothing.
-fn errors_text(body: &ResponseKind) -> String {
-    let codes = super::errors::error_codes(body);
+fn errors_text(body: &ResponseKind, version: i16) -> String {
+    let codes = super::errors::error_codes(body, version);
     if codes.is_empty() {
         return String::new();
     }
@@ -263,7 +263,7 @@ impl Reporter {
             )),
             (Mode::Lines, decoded) => {
                 let errors = match decoded {
-                    Ok((f, _)) => errors_text(&f.body),
+                    Ok((f, _)) => errors_text(&f.body, x.version),
                     Err(e) => format!(" response not decoded ({e}): {}", hex_preview(frame, 64)),
                 };
                 self.print(&format!(
