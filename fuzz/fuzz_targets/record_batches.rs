@@ -1,5 +1,6 @@
 //! Record data of any magic and codec: iterating batches and records never panics, and no
-//! batch decompresses beyond its ceiling (run with -rss_limit_mb to catch any that does).
+//! batch decompresses beyond its ceiling or reserves for records it does not hold (run with
+//! -rss_limit_mb and -malloc_limit_mb to catch any that does).
 #![no_main]
 
 use kafka_wire_records::{ReadOptions, RecordsExt};
@@ -14,6 +15,8 @@ fuzz_target!(|data: &[u8]| {
     let records = Records::from_bytes(bytes::Bytes::copy_from_slice(data));
     let _ = records.verify();
     let options = ReadOptions { max_decompressed_size: CEILING, ..ReadOptions::default() };
+    // Every record at once: what it reserves is bounded by the records decoded, not the counts.
+    let _ = records.to_vec(options);
     for batch in records.batches() {
         let Ok(batch) = batch else { break };
         let Ok(iter) = batch.records_with(&options) else { continue };

@@ -6,8 +6,6 @@
 //! the set quietly unless it is the first message, which is the "message larger than the fetch
 //! size" error.
 
-use std::collections::VecDeque;
-
 use bytes::Bytes;
 use kafka_wire_runtime::reader::SliceReader;
 
@@ -135,16 +133,19 @@ impl<'a> Iterator for ShallowIter<'a> {
     }
 }
 
-/// Decompresses the wrapper `message` (at log offset `offset`) and calls `f` for every message
-/// inside, recursing into nested wrappers up to `limits.max_depth`. Every inner CRC is checked.
-/// Inner sets must be complete: trailing partial entries are corruption, not a fetch cut.
+/// Decompresses the wrapper `message` (at log offset `offset`) and calls `on_message` for every
+/// message inside, recursing into nested wrappers up to `limits.max_depth`; `on_set` sees each
+/// decompressed set first (the wrapper's own, then nested ones in the order they are met).
+/// Every inner CRC is checked. Inner sets must be complete: trailing partial entries are
+/// corruption, not a fetch cut.
 fn walk_wrapper(
     message: &MessageRef<'_>,
     offset: u64,
     depth: usize,
     limits: &DecodeLimits,
     budget: &mut usize,
-    f: &mut dyn FnMut(&Bytes, &MessageRef<'_>),
+    on_set: &mut dyn FnMut(&Bytes),
+    on_message: &mut dyn FnMut(&MessageRef<'_>),
 ) -> Result<(), LegacyError> {
     if depth > limits.max_depth {
         return Err(LegacyError::NestingTooDeep { offset, max_depth: limits.max_depth });
@@ -152,6 +153,7 @@ fn walk_wrapper(
     let inner = decompress(message.codec(), message.payload, *budget, offset)?;
     *budget -= inner.len();
     let inner = Bytes::from(inner);
+    on_set(&inner);
     let mut pos = 0;
     while pos < inner.len() {
         let remaining = inner.len() - pos;
@@ -175,13 +177,81 @@ fn walk_wrapper(
         let m = MessageRef::parse(&inner[pos + 4..pos + 4 + len], offset)?;
         m.verify_crc(offset)?;
         if m.is_compressed() {
-            walk_wrapper(&m, offset, depth + 1, limits, budget, f)?;
+            walk_wrapper(&m, offset, depth + 1, limits, budget, on_set, on_message)?;
         } else {
-            f(&inner, &m);
+            on_message(&m);
         }
         pos += 4 + len;
     }
     Ok(())
+}
+
+/// A validated wrapper's messages, handed out one at a time from its decompressed sets: memory
+/// is what decompression produced, nothing per message (a queue of [`DeepMessage`]s would be
+/// seven times the decompressed bytes for the smallest messages).
+#[derive(Debug)]
+struct Unwrapped {
+    outer_offset: u64,
+    /// Where the wrapper ends: the last message's next offset.
+    end_offset: u64,
+    /// Sets of nested wrappers not reached yet, in the order [`walk_wrapper`] met them.
+    nested: std::vec::IntoIter<Bytes>,
+    /// Sets being read, innermost last, each with the position of its next entry.
+    stack: Vec<(Bytes, usize)>,
+    /// The next message, read one ahead to know which message is the last.
+    ahead: Option<DeepMessage>,
+}
+
+impl Unwrapped {
+    fn new(sets: Vec<Bytes>, outer_offset: u64, end_offset: u64) -> Self {
+        let mut nested = sets.into_iter();
+        let stack = nested.next().map(|set| vec![(set, 0)]).unwrap_or_default();
+        let mut unwrapped = Unwrapped { outer_offset, end_offset, nested, stack, ahead: None };
+        unwrapped.ahead = unwrapped.read();
+        unwrapped
+    }
+
+    /// The next plain message of the walk. [`walk_wrapper`] validated every entry, so a read
+    /// that fails here cannot happen; it would end the wrapper rather than panic.
+    fn read(&mut self) -> Option<DeepMessage> {
+        loop {
+            let (set, pos) = self.stack.last_mut()?;
+            let Ok(length) = SliceReader::new(set, *pos).get_i32() else {
+                self.stack.pop();
+                continue;
+            };
+            let body = set.get(*pos + 4..).and_then(|rest| rest.get(..usize::try_from(length).ok()?))?;
+            let m = MessageRef::parse(body, self.outer_offset).ok()?;
+            *pos += 4 + body.len();
+            if m.is_compressed() {
+                let inner = self.nested.next()?;
+                self.stack.push((inner, 0));
+                continue;
+            }
+            let payload = set.slice_ref(m.payload);
+            return Some(DeepMessage {
+                outer_offset: self.outer_offset,
+                next_offset: self.outer_offset,
+                magic: m.magic,
+                attributes: m.attributes,
+                crc: m.crc,
+                payload,
+            });
+        }
+    }
+}
+
+impl Iterator for Unwrapped {
+    type Item = DeepMessage;
+
+    fn next(&mut self) -> Option<DeepMessage> {
+        let mut message = self.ahead.take()?;
+        self.ahead = self.read();
+        if self.ahead.is_none() {
+            message.next_offset = self.end_offset;
+        }
+        Some(message)
+    }
 }
 
 /// What validating a produced set found.
@@ -264,7 +334,7 @@ fn check_entry(
     let start = limits.max_decompressed_bytes.min(*request_budget);
     let mut budget = start;
     let mut count = 0u64;
-    let walked = walk_wrapper(&entry.message, entry.offset, 1, limits, &mut budget, &mut |_, _| count += 1);
+    let walked = walk_wrapper(&entry.message, entry.offset, 1, limits, &mut budget, &mut |_| {}, &mut |_| count += 1);
     *request_budget -= start - budget;
     match walked {
         Err(LegacyError::DecompressedTooLarge { offset, .. }) if request_bound => {
@@ -296,7 +366,8 @@ pub struct DeepIter {
     pos: usize,
     base: u64,
     limits: DecodeLimits,
-    pending: VecDeque<DeepMessage>,
+    /// The wrapper whose messages are being handed out.
+    wrapper: Option<Unwrapped>,
     done: bool,
 }
 
@@ -306,7 +377,7 @@ impl DeepIter {
     }
 
     pub fn with_limits(set: Bytes, base: u64, limits: DecodeLimits) -> Self {
-        DeepIter { set, pos: 0, base, limits, pending: VecDeque::new(), done: false }
+        DeepIter { set, pos: 0, base, limits, wrapper: None, done: false }
     }
 
     /// Bytes of outer entries consumed so far.
@@ -314,8 +385,8 @@ impl DeepIter {
         self.pos
     }
 
-    /// Reads the next outer entry: a plain message is handed back as it is (the common case,
-    /// no queueing), a wrapper's messages are queued in `pending`.
+    /// Reads the next outer entry: a plain message is handed back as it is (the common case),
+    /// a wrapper is validated whole, then its messages are handed out from its sets.
     fn advance(&mut self) -> Result<Step, LegacyError> {
         let Some((start, end)) = next_frame(&self.set, self.pos, self.base)? else { return Ok(Step::End) };
         let offset = self.base.saturating_add(start as u64);
@@ -334,32 +405,19 @@ impl DeepIter {
             self.pos = end;
             return Ok(Step::Plain(plain));
         }
-        let mut inner = Vec::new();
+        let mut sets = Vec::new();
         let mut budget = self.limits.max_decompressed_bytes;
-        walk_wrapper(&message, offset, 1, &self.limits, &mut budget, &mut |bytes, m| {
-            inner.push(DeepMessage {
-                outer_offset: offset,
-                next_offset: offset,
-                magic: m.magic,
-                attributes: m.attributes,
-                crc: m.crc,
-                payload: bytes.slice_ref(m.payload),
-            });
-        })?;
-        if let Some(last) = inner.last_mut() {
-            last.next_offset = next_offset;
-        }
-        self.pending.extend(inner);
+        walk_wrapper(&message, offset, 1, &self.limits, &mut budget, &mut |set| sets.push(set.clone()), &mut |_| {})?;
         self.pos = end;
-        Ok(Step::Queued)
+        Ok(Step::Wrapper(Unwrapped::new(sets, offset, next_offset)))
     }
 }
 
 /// What [`DeepIter::advance`] found.
 enum Step {
     Plain(DeepMessage),
-    /// A wrapper's messages (maybe none) went into `pending`.
-    Queued,
+    /// A valid wrapper (maybe of no messages).
+    Wrapper(Unwrapped),
     End,
 }
 
@@ -368,15 +426,16 @@ impl Iterator for DeepIter {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(m) = self.pending.pop_front() {
+            if let Some(m) = self.wrapper.as_mut().and_then(Iterator::next) {
                 return Some(Ok(m));
             }
+            self.wrapper = None;
             if self.done {
                 return None;
             }
             match self.advance() {
                 Ok(Step::Plain(m)) => return Some(Ok(m)),
-                Ok(Step::Queued) => continue,
+                Ok(Step::Wrapper(w)) => self.wrapper = Some(w),
                 Ok(Step::End) => {
                     self.done = true;
                     return None;

@@ -186,9 +186,15 @@ impl OffsetsRequest {
     }
 }
 
-/// Smallest encoded entry of a multi request (empty topic): bounds how much a count may
-/// preallocate.
-const MIN_MULTI_ENTRY: usize = 2 + 4 + 4;
+/// Smallest encoded entries of the multi requests (empty topic): topic length and partition,
+/// then a PRODUCE's set size, or a FETCH's offset and max size. A count is checked against
+/// them, so no count can claim more entries than the bytes hold.
+const MIN_PRODUCE_ENTRY: usize = 2 + 4 + 4;
+const MIN_FETCH_ENTRY: usize = 2 + 4 + 8 + 4;
+/// The most entries reserved ahead of decoding them: an entry decodes to several times its
+/// smallest encoding, so a checked count still reserves no more than this; the vector grows
+/// with the entries that do decode.
+const MAX_RESERVED_ENTRIES: usize = 1024;
 
 impl Request {
     pub fn request_type(&self) -> RequestType {
@@ -301,16 +307,16 @@ impl Request {
             RequestType::Offsets => Request::Offsets(OffsetsRequest::get(&mut r)?),
             RequestType::ModifyTopic => Request::ModifyTopic(VersionedRequest::get(&mut r, &frame)?),
             RequestType::MultiFetch => {
-                let n = Self::get_count(&mut r, "multifetch count")?;
-                let mut entries = Vec::with_capacity(n);
+                let n = Self::get_count(&mut r, "multifetch count", MIN_FETCH_ENTRY)?;
+                let mut entries = Vec::with_capacity(n.min(MAX_RESERVED_ENTRIES));
                 for _ in 0..n {
                     entries.push(FetchRequest::get(&mut r)?);
                 }
                 Request::MultiFetch(entries)
             }
             RequestType::MultiProduce => {
-                let n = Self::get_count(&mut r, "multiproduce count")?;
-                let mut entries = Vec::with_capacity(n);
+                let n = Self::get_count(&mut r, "multiproduce count", MIN_PRODUCE_ENTRY)?;
+                let mut entries = Vec::with_capacity(n.min(MAX_RESERVED_ENTRIES));
                 for _ in 0..n {
                     entries.push(ProduceRequest::get(&mut r, &frame)?);
                 }
@@ -319,12 +325,12 @@ impl Request {
         })
     }
 
-    /// A multi-request count, refused when the bytes present cannot hold that many entries, so
-    /// that preallocation is bounded by the input.
-    fn get_count(r: &mut Reader<'_>, what: &'static str) -> Result<usize, LegacyError> {
+    /// A multi-request count, refused when the bytes present cannot hold that many entries of
+    /// at least `min_entry` bytes.
+    fn get_count(r: &mut Reader<'_>, what: &'static str, min_entry: usize) -> Result<usize, LegacyError> {
         let offset = r.abs_offset();
         let n = r.get_len_i16(what)?;
-        let max = r.remaining() / MIN_MULTI_ENTRY;
+        let max = r.remaining() / min_entry;
         if n > max {
             return Err(LegacyError::CountTooLarge { what, offset, value: n, max });
         }

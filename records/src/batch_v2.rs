@@ -6,7 +6,9 @@ use super::attributes::Attributes;
 use super::compression::{self, Compression};
 use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::{Header, Record};
-use super::record_v2::{parse_record, trailing_bytes, RecordContext, RecordRefs};
+use super::record_v2::{
+    check_count, parse_record, trailing_bytes, RecordContext, RecordRefs, MAX_RESERVED_RECORDS, MIN_RECORD_SIZE,
+};
 use super::ReadOptions;
 use kafka_wire_runtime::reader::SliceReader;
 
@@ -142,14 +144,16 @@ impl RecordBatch {
         if options.verify_crc {
             self.verify_crc()?;
         }
-        let count = u32::try_from(self.header.record_count).map_err(|_| {
+        let count_field = |problem| {
             self.error(RecordsErrorKind::Malformed {
                 structure: "RecordBatch",
                 field: "record_count",
                 offset: 57,
-                problem: Malformation::InvalidLength(i64::from(self.header.record_count)),
+                problem,
             })
-        })?;
+        };
+        let count = u32::try_from(self.header.record_count)
+            .map_err(|_| count_field(Malformation::InvalidLength(i64::from(self.header.record_count))))?;
         // Uncompressed records are read in place, so error offsets count from the batch start;
         // for compressed batches they count from the start of the decompressed data.
         let (data, start) = match self.compression()? {
@@ -161,6 +165,9 @@ impl RecordBatch {
                 (Bytes::from(plain), 0)
             }
         };
+        // Against the records' bytes (decompressed, if they were compressed): a count they
+        // cannot hold is corruption, refused before it sizes anything.
+        check_count(count as usize, MIN_RECORD_SIZE, data.len().saturating_sub(start)).map_err(count_field)?;
         let log_append = self.header.attributes.is_log_append_time();
         Ok(RecordBatchData {
             data,
@@ -253,7 +260,7 @@ impl RecordBatchRecords {
         if self.done {
             return Ok(());
         }
-        out.reserve(self.size_hint().1.unwrap_or(0));
+        out.reserve(self.size_hint().1.unwrap_or(0).min(MAX_RESERVED_RECORDS));
         while self.remaining > 0 {
             match self.read_one() {
                 Ok(record) => out.push(record),

@@ -97,6 +97,10 @@ pub enum Malformation {
     /// A length or count was negative where that is not allowed.
     #[error("invalid length or count {0}")]
     InvalidLength(i64),
+    /// A count claims more elements than the bytes left could hold at the smallest size an
+    /// element can have; refused before anything is reserved for it.
+    #[error("count {count} cannot fit: the {available} bytes left hold at most {max}")]
+    CountExceedsBytes { count: u64, available: usize, max: usize },
     /// A record's declared length disagrees with the bytes its fields used.
     #[error("declared {declared} bytes but the fields used {used}")]
     LengthMismatch { declared: usize, used: usize },

@@ -29,6 +29,8 @@ pub use legacy::{LegacyBatch, LegacyMessageHeader, LegacyRecords, LOG_OVERHEAD};
 pub use record::{ControlRecordType, EndTransactionMarker, Header, Record, TimestampType, NO_TIMESTAMP};
 pub use record_v2::{HeaderRefs, RecordRef, RecordRefs};
 
+use record_v2::MAX_RESERVED_RECORDS;
+
 /// Reading record data held in a [`Records`] field of a generated message.
 ///
 /// [`Records`] itself lives in `kafka-wire-runtime` as raw bytes, so generated messages need
@@ -47,9 +49,10 @@ pub trait RecordsExt {
         AllRecords::new(self.batches(), options)
     }
 
-    /// Decodes every record of every batch into one vector, sized from the batch headers
-    /// (never beyond what the bytes present could hold). Stops at the first error, including
-    /// a partial trailing batch.
+    /// Decodes every record of every batch into one vector, growing with the records decoded
+    /// (record counts beyond what the bytes could hold are refused; see
+    /// [`Malformation::CountExceedsBytes`]). Stops at the first error, including a partial
+    /// trailing batch.
     ///
     /// Every record shares the buffer its batch decompressed into, and the vector holds every
     /// batch at once: memory is the sum of all batches' decompressed sizes, each bounded by
@@ -63,7 +66,7 @@ pub trait RecordsExt {
             match batch?.records_with(&options)? {
                 BatchRecords::V2(records) => records.append_to(&mut out)?,
                 records => {
-                    out.reserve(records.size_hint().1.unwrap_or(0));
+                    out.reserve(records.size_hint().1.unwrap_or(0).min(MAX_RESERVED_RECORDS));
                     for record in records {
                         out.push(record?);
                     }

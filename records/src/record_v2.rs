@@ -13,6 +13,25 @@ use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::TimestampType;
 use kafka_wire_runtime::reader::SliceReader;
 
+/// The smallest record: length, attributes, timestamp and offset deltas, key and value lengths
+/// and header count, one byte each.
+pub(crate) const MIN_RECORD_SIZE: usize = 7;
+/// The smallest header: key length and value length, one byte each.
+const MIN_HEADER_SIZE: usize = 2;
+/// The most records reserved ahead of decoding them: a record decodes to some 16 times its
+/// smallest encoding, so even a checked count reserves no more than this, and the vector
+/// grows with the records that do decode.
+pub(crate) const MAX_RESERVED_RECORDS: usize = 1024;
+
+/// Checks `count` elements of at least `min_size` bytes against the `available` bytes left.
+pub(crate) fn check_count(count: usize, min_size: usize, available: usize) -> Result<(), Malformation> {
+    let max = available / min_size;
+    if count > max {
+        return Err(Malformation::CountExceedsBytes { count: count as u64, available, max });
+    }
+    Ok(())
+}
+
 /// Batch header fields that turn record deltas into offsets and timestamps.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RecordContext {
@@ -87,6 +106,7 @@ pub(crate) fn parse_record(
     let header_count = c.get_varint().map_err(bad("Record", "headers", at))?;
     let header_count = usize::try_from(header_count)
         .map_err(|_| bad("Record", "headers", at)(Malformation::InvalidLength(header_count.into())))?;
+    check_count(header_count, MIN_HEADER_SIZE, c.remaining()).map_err(bad("Record", "headers", at))?;
     let headers_start = c.position();
     for _ in 0..header_count {
         let at = c.position();
@@ -267,8 +287,8 @@ impl<'a> Iterator for RecordRefs<'a> {
     }
 }
 
-/// Upper bound on the records left: the count the batch claims, capped by the bytes left,
-/// since each record takes at least 7 bytes (so a corrupt count cannot inflate it).
+/// Upper bound on the items left: the records the batch claims, capped by the bytes left at
+/// [`MIN_RECORD_SIZE`] each, plus one for an error (so a corrupt count cannot inflate it).
 pub(crate) fn records_upper_bound(claimed: usize, bytes_left: usize) -> usize {
-    claimed.min(bytes_left / 7 + 1)
+    claimed.min(bytes_left / MIN_RECORD_SIZE + 1)
 }

@@ -2,6 +2,8 @@
 //! by Kafka (KIP-482 added the flexible versions), so explaining a frame needs no header
 //! schema in the folder; which version a frame uses is `Message::header_version`.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::node::Region;
@@ -83,14 +85,13 @@ pub(super) fn response_header(tree: &mut Tree<'_>, version: i16) -> Result<Value
 fn header_tags(tree: &mut Tree<'_>) -> Result<(), Fail> {
     tree.region = Region::TaggedFields;
     tree.open("tagged_fields", "uvarint", Some("number of tagged fields in the header".into()));
-    let count = tree.uvarint()?;
-    let mut seen = Vec::new();
+    let count = tree.tag_count()?;
+    let mut seen = HashSet::new();
     for _ in 0..count {
         let tag = tree.leaf_with("tag", "uvarint", None, Tree::uvarint, u32::to_string)?;
-        if seen.contains(&tag) {
+        if !seen.insert(tag) {
             return Err(tree.fail(format!("tag {tag} appears twice")));
         }
-        seen.push(tag);
         let size = tree.leaf_with("size", "uvarint", None, Tree::uvarint, u32::to_string)?;
         if size as usize > tree.remaining() {
             return Err(tree.fail(format!("tagged field {tag} declares {size} bytes, {} left", tree.remaining())));

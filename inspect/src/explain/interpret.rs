@@ -1,15 +1,15 @@
 //! The second decoder: walks a message's bytes with the IR at run time (no generated code),
 //! building the object tree and the message's Kafka-style JSON as generated `to_json` writes it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use kafka_wire_runtime::json::{put_unknown_tags, Json};
 use kafka_wire_runtime::{Bytes, UnknownTags, Uuid};
 use serde_json::{Map, Value};
 
 use super::node::{Node, Region};
-use super::records::explain_records;
-use super::tree::{bytes_preview, hex_preview, quoted, Fail, Tree};
+use super::records::{explain_records, DECOMPRESSION_BUDGET};
+use super::tree::{bytes_preview, hex_preview, quoted, Fail, Tree, MAX_ARRAY_ELEMENTS};
 use kafka_wire_codegen::ir::json_key;
 use kafka_wire_codegen::ir::{min_value_size, DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
 pub use kafka_wire_codegen::validate::type_name;
@@ -54,6 +54,8 @@ pub(super) struct Walk<'a> {
     version: i16,
     pub(super) tree: Tree<'a>,
     style: Style,
+    /// What the message's record data may still decompress to.
+    budget: usize,
 }
 
 /// How a length prefix was written, for the value text.
@@ -73,7 +75,8 @@ fn json_of<T: Json>(value: &T) -> Value {
 
 impl<'a> Walk<'a> {
     pub(super) fn new(msg: &'a Message, version: i16, tree: Tree<'a>, style: Style) -> Self {
-        Walk { msg, structs: msg.structs.iter().map(|s| (s.name.as_str(), s)).collect(), version, tree, style }
+        let structs = msg.structs.iter().map(|s| (s.name.as_str(), s)).collect();
+        Walk { msg, structs, version, tree, style, budget: DECOMPRESSION_BUDGET }
     }
 
     /// The fields of one struct, then (at flexible versions) its tagged section.
@@ -106,8 +109,8 @@ impl<'a> Walk<'a> {
         let about = "number of tagged fields in this struct";
         let region = std::mem::replace(&mut self.tree.region, Region::TaggedFields);
         self.tree.open("tagged_fields", "uvarint", Some(about.to_string()));
-        let count = self.tree.uvarint()?;
-        let mut seen: Vec<u32> = Vec::new();
+        let count = self.tree.tag_count()?;
+        let mut seen = HashSet::new();
         for _ in 0..count {
             let tag = self.tree.leaf_with("tag", "uvarint", None, Tree::uvarint, |t| t.to_string())?;
             // A field of this struct tagged `tag` at some version, and its slot at this one.
@@ -124,10 +127,9 @@ impl<'a> Walk<'a> {
                     .tree
                     .fail(format!("tagged field {tag} declares {size} bytes, {} left", self.tree.remaining())));
             }
-            if seen.contains(&tag) {
+            if !seen.insert(tag) {
                 return Err(self.tree.fail(format!("tag {tag} appears twice")));
             }
-            seen.push(tag);
             match known {
                 Some(slot) if slot.presence == Presence::Tagged(tag) => {
                     let saved_end = self.tree.end;
@@ -362,6 +364,9 @@ impl<'a> Walk<'a> {
         if n < -1 {
             return Err(self.tree.fail_at(start, format!("invalid array length {n}")));
         }
+        if n as u64 > MAX_ARRAY_ELEMENTS as u64 {
+            return Err(self.tree.fail_at(start, format!("{n} elements, more than the {MAX_ARRAY_ELEMENTS} allowed")));
+        }
         if (n as u64).saturating_mul(min.max(1) as u64) > self.tree.remaining() as u64 {
             return Err(self
                 .tree
@@ -397,7 +402,7 @@ impl<'a> Walk<'a> {
         self.tree.leaf(start, "length", if compact { "uvarint" } else { "int32" }, shown, Some(what));
         let at = self.tree.offset();
         let data = self.tree.take(len)?;
-        let (nodes, batches) = explain_records(data, at, false);
+        let (nodes, batches) = explain_records(data, at, false, &mut self.budget);
         self.tree.adopt(nodes);
         let value = match batches {
             1 => "1 batch".to_string(),

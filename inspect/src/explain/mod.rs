@@ -12,6 +12,9 @@ pub mod recording;
 mod records;
 mod tree;
 
+#[cfg(test)]
+mod bounds_tests;
+
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! crate's bound and shown below the compressed bytes.
 
 use kafka_wire_records::compression::{decompress, Compression, DEFAULT_MAX_DECOMPRESSED_SIZE};
-use kafka_wire_records::{Records, RecordsExt as _};
+use kafka_wire_records::{Records, RecordsErrorKind, RecordsExt as _};
 
 use super::node::{Node, Region};
 use super::tree::{bytes_preview, Fail, Tree};
@@ -13,10 +13,16 @@ const MAGIC_AT: usize = 16;
 /// Offset and length (v2: base offset and batch length) before the rest of an entry.
 const LOG_OVERHEAD: usize = 12;
 
+/// Bytes all compressed record data of one message may decompress to, together: each batch
+/// has the records crate's limit, and a message of many small bombs has this one.
+pub const DECOMPRESSION_BUDGET: usize = DEFAULT_MAX_DECOMPRESSED_SIZE;
+
 /// The nodes for the batches in `data` (at input offset `base`) and how many batches there are.
 /// A batch that cannot be read is marked malformed and ends the walk; a truncated last batch
-/// (which Kafka's fetch responses may end with) is shown as such.
-pub fn explain_records(data: &[u8], base: usize, decompressed: bool) -> (Vec<Node>, usize) {
+/// (which Kafka's fetch responses may end with) is shown as such. Decompressing takes from
+/// `budget`; compressed data inside decompressed data (`decompressed`) is refused, as Kafka
+/// refuses nested compression, so the walk never recurses deeper than one level.
+pub fn explain_records(data: &[u8], base: usize, decompressed: bool, budget: &mut usize) -> (Vec<Node>, usize) {
     let mut tree = Tree::new(data, base, decompressed, Region::RecordBatch);
     tree.open("records", "", None);
     let mut batches = 0;
@@ -34,8 +40,8 @@ pub fn explain_records(data: &[u8], base: usize, decompressed: bool) -> (Vec<Nod
             break;
         }
         let result = match rest[MAGIC_AT] {
-            2 => batch_v2(&mut tree, batches),
-            0 | 1 => legacy_entry(&mut tree, batches, rest[MAGIC_AT]),
+            2 => batch_v2(&mut tree, batches, budget),
+            0 | 1 => legacy_entry(&mut tree, batches, rest[MAGIC_AT], budget),
             other => Err(tree.fail(format!("unknown magic {other}"))),
         };
         if let Err(fail) = result {
@@ -72,7 +78,7 @@ fn codec_name(id: u8) -> String {
     Compression::from_id(id).map_or_else(|| format!("unknown codec {id}"), |c| c.name().to_string())
 }
 
-fn batch_v2(tree: &mut Tree<'_>, index: usize) -> Result<(), Fail> {
+fn batch_v2(tree: &mut Tree<'_>, index: usize, budget: &mut usize) -> Result<(), Fail> {
     let start = tree.pos;
     tree.open(format!("RecordBatch[{index}]"), "RecordBatch v2", None);
     tree.path.push(format!("RecordBatch[{index}]"));
@@ -106,7 +112,7 @@ fn batch_v2(tree: &mut Tree<'_>, index: usize) -> Result<(), Fail> {
     } else {
         let at = tree.pos;
         let compressed = tree.take(tree.remaining())?;
-        let plain = decompress_within(tree, codec, 2, compressed)?;
+        let plain = decompress_within(tree, codec, 2, compressed, budget)?;
         let about =
             format!("{} compressed, {} bytes decompressed (offsets below are in them)", codec_name(codec), plain.len());
         let mut node = Node::new("compressed records", "bytes", tree.offset() - compressed.len(), Region::RecordBatch);
@@ -134,10 +140,21 @@ fn batch_v2(tree: &mut Tree<'_>, index: usize) -> Result<(), Fail> {
     Ok(())
 }
 
-fn decompress_within(tree: &Tree<'_>, codec: u8, magic: i8, data: &[u8]) -> Result<Vec<u8>, Fail> {
+/// Decompresses within what is left of `budget`, and takes what it produced from it.
+fn decompress_within(tree: &Tree<'_>, codec: u8, magic: i8, data: &[u8], budget: &mut usize) -> Result<Vec<u8>, Fail> {
+    if tree.decompressed() {
+        return Err(tree.fail("nested compression inside a compressed message set"));
+    }
     let codec = Compression::from_id(codec).ok_or_else(|| tree.fail(format!("unknown compression codec {codec}")))?;
-    decompress(codec, magic, data, DEFAULT_MAX_DECOMPRESSED_SIZE)
-        .map_err(|e| tree.fail(format!("{} data does not decompress: {e}", codec.name())))
+    let plain = decompress(codec, magic, data, *budget).map_err(|e| match e {
+        RecordsErrorKind::DecompressedTooLarge { limit, .. } => tree.fail(format!(
+            "{} data decompresses to more than the {limit} bytes left of the explanation's budget",
+            codec.name()
+        )),
+        e => tree.fail(format!("{} data does not decompress: {e}", codec.name())),
+    })?;
+    *budget -= plain.len();
+    Ok(plain)
 }
 
 fn attributes_v2(a: i16) -> String {
@@ -211,7 +228,7 @@ fn varint_bytes(tree: &mut Tree<'_>, label: &str) -> Result<(), Fail> {
 }
 
 /// A magic 0/1 message (a compressed one wraps a message set in its value).
-fn legacy_entry(tree: &mut Tree<'_>, index: usize, magic: u8) -> Result<(), Fail> {
+fn legacy_entry(tree: &mut Tree<'_>, index: usize, magic: u8, budget: &mut usize) -> Result<(), Fail> {
     let start = tree.pos;
     tree.open(format!("Message[{index}]"), format!("Message v{magic}"), None);
     int_leaf(tree, "offset", "int64", "", Tree::i64)?;
@@ -243,7 +260,7 @@ fn legacy_entry(tree: &mut Tree<'_>, index: usize, magic: u8) -> Result<(), Fail
         let at = tree.pos;
         let len = tree.i32()?;
         let compressed = tree.take(len.max(0) as usize)?;
-        let plain = decompress_within(tree, codec, magic as i8, compressed)?;
+        let plain = decompress_within(tree, codec, magic as i8, compressed, budget)?;
         let mut node = Node::new("value", "bytes", tree.offset() - (tree.pos - at), tree.region);
         node.size = tree.pos - at;
         node.value = Some(format!("{} bytes (int32 len={len})", compressed.len()));
@@ -252,7 +269,7 @@ fn legacy_entry(tree: &mut Tree<'_>, index: usize, magic: u8) -> Result<(), Fail
             codec_name(codec),
             plain.len()
         ));
-        node.children = explain_records(&plain, 0, true).0;
+        node.children = explain_records(&plain, 0, true, budget).0;
         tree.adopt(vec![node]);
     }
     if tree.pos != end {

@@ -3,6 +3,12 @@
 
 use super::node::{Node, Region};
 
+/// Kafka's decoders (4.4) refuse more tagged fields than this in one struct; so does the
+/// explanation.
+pub(super) const MAX_TAGGED_FIELDS: u32 = 10_000;
+/// Kafka's decoders refuse arrays of more elements than this; so does the explanation.
+pub(super) const MAX_ARRAY_ELEMENTS: usize = 1_000_000;
+
 /// Why reading stopped: what, where (input offset) and in which field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fail {
@@ -41,6 +47,11 @@ pub(super) struct Tree<'d> {
 impl<'d> Tree<'d> {
     pub(super) fn new(data: &'d [u8], base: usize, decompressed: bool, region: Region) -> Self {
         Tree { data, pos: 0, end: data.len(), base, decompressed, region, stack: Vec::new(), path: Vec::new() }
+    }
+
+    /// Whether the bytes are decompressed record data.
+    pub(super) fn decompressed(&self) -> bool {
+        self.decompressed
     }
 
     pub(super) fn offset(&self) -> usize {
@@ -189,6 +200,24 @@ impl<'d> Tree<'d> {
 
     pub(super) fn varlong(&mut self) -> Result<i64, Fail> {
         self.uvarlong().map(kafka_wire_runtime::wire::zigzag_i64)
+    }
+
+    /// A tagged section's field count, refused past Kafka's limit and past what the bytes left
+    /// could hold (a tag and a size, a byte each at the least).
+    pub(super) fn tag_count(&mut self) -> Result<u32, Fail> {
+        let start = self.pos;
+        let count = self.uvarint()?;
+        if count > MAX_TAGGED_FIELDS {
+            return Err(
+                self.fail_at(start, format!("{count} tagged fields, more than the {MAX_TAGGED_FIELDS} allowed"))
+            );
+        }
+        if count as usize > self.remaining() / 2 {
+            return Err(
+                self.fail_at(start, format!("{count} tagged fields cannot fit in the {} bytes left", self.remaining()))
+            );
+        }
+        Ok(count)
     }
 
     /// A leaf read by `read`, from here to where it stops.
