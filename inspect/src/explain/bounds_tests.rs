@@ -1,16 +1,12 @@
 //! Whatever the bytes claim, explaining them allocates a small multiple of their size: array
 //! and tag counts are refused past Kafka's limits and the bytes present, and nested
 //! compressed record data is not followed. Peaks are measured with the test-support crate's
-//! counting allocator, included by path (this crate's manifest lists no test-support).
-
-#[path = "../../../test-support/src/alloc.rs"]
-#[allow(dead_code)]
-mod alloc;
+//! counting allocator.
 
 use std::path::Path;
 use std::sync::OnceLock;
 
-use alloc::{peak_during, Counting};
+use kafka_wire_test_support::alloc::{peak_during, Counting};
 
 use super::records::{explain_records, DECOMPRESSION_BUDGET};
 use super::{explain, Explained, Input, Schemas, Side, Style};
