@@ -5,86 +5,23 @@
 //! its own connection.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestFrame, ResponseFrame};
 use kafka_wire::BytesMut;
 use kafka_wire_inspect::explain::{recording, Schemas, Style};
-use kafka_wire_test_support::{free_port, tansu::Tansu};
+use kafka_wire_test_support::tansu::Tansu;
+
+mod common;
+use common::Tap;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
-}
-
-/// A running tap; its stdout lines are collected as they come, stderr likewise.
-struct Tap {
-    child: Child,
-    port: u16,
-    out: Arc<Mutex<Vec<String>>>,
-    err: Arc<Mutex<Vec<String>>>,
-}
-
-impl Tap {
-    fn start(upstream: &str, extra: &[&str]) -> Tap {
-        let port = free_port().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
-            .args(["tap", "--listen", &format!("127.0.0.1:{port}"), "--upstream", upstream])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let out = Arc::new(Mutex::new(Vec::new()));
-        let err = Arc::new(Mutex::new(Vec::new()));
-        for (stream, sink) in [
-            (Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, out.clone()),
-            (Box::new(child.stderr.take().unwrap()), err.clone()),
-        ] {
-            std::thread::spawn(move || {
-                for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                    sink.lock().unwrap().push(line);
-                }
-            });
-        }
-        let tap = Tap { child, port, out, err };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !tap.err().iter().any(|l| l.contains("listening on")) {
-            assert!(Instant::now() < deadline, "the tap did not start: {:?}", tap.err());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        tap
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-    fn out(&self) -> Vec<String> {
-        self.out.lock().unwrap().clone()
-    }
-    fn err(&self) -> Vec<String> {
-        self.err.lock().unwrap().clone()
-    }
-
-    /// Waits until `done` holds for the output (the tap prints after forwarding).
-    fn wait_for(&self, what: &str, done: impl Fn(&[String], &[String]) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !done(&self.out(), &self.err()) {
-            assert!(Instant::now() < deadline, "waiting for {what}: out {:#?}\nerr {:#?}", self.out(), self.err());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Tap {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn read_frame(stream: &mut TcpStream) -> std::io::Result<Vec<u8>> {

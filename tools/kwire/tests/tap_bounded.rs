@@ -5,96 +5,22 @@
 //! costs at most the cap. The broker is scripted here, on 127.0.0.1, answering with the
 //! generated responses.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kafka_wire::messages::api_versions_response::ApiVersion;
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestFrame, RequestKind, ResponseFrame};
 use kafka_wire::{Bytes, BytesMut, Records};
 use kafka_wire_connection::requests;
-use kafka_wire_test_support::free_port;
+
+mod common;
+use common::Tap;
 
 /// The tap's cap on requests waiting per connection (`pending::MAX_WAITING`).
 const MAX_WAITING: usize = 1024;
-
-/// A running tap, its stdout and stderr lines collected as they come.
-struct Tap {
-    child: Child,
-    port: u16,
-    out: Arc<Mutex<Vec<String>>>,
-    err: Arc<Mutex<Vec<String>>>,
-}
-
-impl Tap {
-    fn start(upstream: &str, extra: &[&str]) -> Tap {
-        let port = free_port().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
-            .args(["tap", "--listen", &format!("127.0.0.1:{port}"), "--upstream", upstream])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (out, err) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(Vec::new())));
-        for (stream, sink) in [
-            (Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, out.clone()),
-            (Box::new(child.stderr.take().unwrap()), err.clone()),
-        ] {
-            std::thread::spawn(move || {
-                for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                    sink.lock().unwrap().push(line);
-                }
-            });
-        }
-        let tap = Tap { child, port, out, err };
-        tap.wait_for("the tap to listen", |_, err| err.iter().any(|l| l.contains("listening on")));
-        tap
-    }
-
-    fn connect(&self) -> TcpStream {
-        TcpStream::connect(("127.0.0.1", self.port)).unwrap()
-    }
-
-    /// Waits (up to a minute) until `done` holds for stdout and stderr.
-    fn wait_for(&self, what: &str, done: impl Fn(&[String], &[String]) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let (out, err) = (self.out.lock().unwrap().clone(), self.err.lock().unwrap().clone());
-            if done(&out, &err) {
-                return;
-            }
-            let tail = &out[out.len().saturating_sub(20)..];
-            assert!(Instant::now() < deadline, "waiting for {what}: out (last 20) {tail:#?}\nerr {err:#?}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// The line connection `conn` ended with (its counts), once it has.
-    fn ended(&self, conn: u32) -> String {
-        let prefix = format!(" conn {conn} ");
-        let ending = |l: &&String| l.contains(&prefix) && l.contains(" waiting at once");
-        self.wait_for("the connection to end", |_, err| err.iter().any(|l| ending(&l)));
-        self.err.lock().unwrap().iter().find(ending).unwrap().clone()
-    }
-
-    /// The tap's resident memory, from /proc.
-    fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
-    }
-}
-
-impl Drop for Tap {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn read_frame(stream: &mut impl Read) -> std::io::Result<Vec<u8>> {
     let mut size = [0u8; 4];
@@ -200,7 +126,7 @@ fn a_long_acks_0_run_leaves_nothing_waiting_and_memory_flat() {
     let seen = WARM_UP + RUN + 2;
     assert!(ended.contains(&format!("; {seen} requests, at most 1 waiting at once")), "{ended}");
     assert!(!ended.contains("unanswered"), "{ended}");
-    let fired = tap.out.lock().unwrap().iter().filter(|l| l.contains("no response expected (acks=0)")).count();
+    let fired = tap.out().iter().filter(|l| l.contains("no response expected (acks=0)")).count();
     assert_eq!(fired, WARM_UP + RUN);
 }
 
@@ -216,7 +142,7 @@ fn a_response_over_max_frame_settles_its_request() {
     assert_eq!(answer, api_versions_answer(&request, 500), "forwarded unchanged");
     drop(client);
     let ended = tap.ended(1);
-    let err = tap.err.lock().unwrap().join("\n");
+    let err = tap.err().join("\n");
     assert!(err.contains("bytes to ApiVersions v3 corr 1 (over --max-frame) forwarded undecoded"), "{err}");
     assert!(ended.contains("; 1 request, at most 1 waiting") && !ended.contains("unanswered"), "{ended}");
 }
@@ -234,7 +160,7 @@ fn a_response_settles_the_requests_sent_before_it() {
     round_trip_after(&mut client, &[api_versions_request(1), api_versions_request(2)].concat(), 3);
     drop(client);
     let ended = tap.ended(1);
-    let err = tap.err.lock().unwrap().join("\n");
+    let err = tap.err().join("\n");
     let passed = "the response to corr 3 came first, so unanswered: ApiVersions v3 corr 1, ApiVersions v3 corr 2";
     assert!(err.contains(passed), "{err}");
     assert!(ended.contains("at most 3 waiting at once, 2 given up unanswered"), "{ended}");
@@ -263,7 +189,7 @@ fn a_broker_that_never_answers_costs_at_most_the_cap() {
     // The oldest still waiting is the first not given up; the list stops at 20.
     let first_kept = format!("; unanswered: ApiVersions v3 corr {}, ", given_up + 1);
     assert!(ended.contains(&first_kept) && ended.ends_with(&format!(" and {} more", MAX_WAITING - 20)), "{ended}");
-    let err = tap.err.lock().unwrap().join("\n");
+    let err = tap.err().join("\n");
     assert!(err.contains(&format!("over {MAX_WAITING} requests wait for responses: ApiVersions v3 corr 1 given up")));
 }
 
