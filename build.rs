@@ -1,12 +1,15 @@
-//! Generates every message of Kafka's schema corpus into `OUT_DIR` (see README: "Where Kafka's schemas come from"),
-//! and the README's code samples for this package's doc tests.
+//! Generates every message of Apache Kafka's schemas into `OUT_DIR`, by default those of
+//! `kafka-clients-4.4.0.jar` read in place (see README: "Where Kafka's schemas come from"), and
+//! the README's code samples for this package's doc tests.
 
 /// The README section whose samples `kafka-wire-connection` compiles (it depends on this package).
 const CONNECTION_SECTION: &str = "## Talking to a broker";
 
 fn main() {
     readme_without_connection_section();
-    println!("cargo:rerun-if-env-changed=KAFKA_SCHEMAS_DIR");
+    for var in ["KAFKA_SCHEMAS_DIR", "KAFKA_JARS_DIR", "HOME"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
     let root = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let schemas = kafka_wire_codegen::locate_kafka_schemas(&root).unwrap_or_else(|e| panic!("{e}"));
     let json = std::env::var_os("CARGO_FEATURE_JSON").is_some();

@@ -2,7 +2,7 @@
 # Clean release build times of kafka-wire against the crate `kafka-protocol` 0.18, on the same
 # machine in the same run, each build with a fresh target dir (`cargo build --release -j $JOBS`),
 # the sides alternating, $RUNS times. The comparisons:
-#   (a) the root package `kafka-wire` (every message of the corpus, no JSON: its default) vs
+#   (a) the root package `kafka-wire` (every message of Kafka 4.4.0, no JSON: its default) vs
 #       `kafka-protocol` with `messages_enums` and its default features (client, broker, gzip,
 #       zstd, snappy, lz4); kafka-protocol has no JSON layer, so this is like for like;
 #   (j) the root package with its `json` feature, against the same peer;
@@ -49,8 +49,14 @@ OURS="$WORK/kafka-wire"
 snapshot "$ROOT" "$OURS"
 BASE="$WORK/baseline"
 [ -n "$BASELINE" ] && snapshot "$(cd "$BASELINE" && pwd)" "$BASE"
-# The checkout finds Kafka's schemas relative to the workspace root; the snapshot is elsewhere.
-export KAFKA_SCHEMAS_DIR=${KAFKA_SCHEMAS_DIR:-$(cd "$ROOT/../shared/kafka-schemas/message" && pwd)}
+# The root package reads Kafka 4.4.0's kafka-clients jar from the workspace's target/kafka/ or
+# the local Maven repository; the snapshot has no target/, so the checkout's jar is named here
+# (`scripts/kafka-release 4.4.0` fetches it). An older checkout as BASELINE may need a schema
+# folder instead: set KAFKA_SCHEMAS_DIR.
+jar="$ROOT/target/kafka/4.4.0/kafka-clients-4.4.0.jar"
+if [ -z "${KAFKA_SCHEMAS_DIR:-}" ] && [ -f "$jar" ]; then
+    export KAFKA_SCHEMAS_DIR="$jar"
+fi
 
 # user_crate <dir> <name> <dependencies...>: a throwaway library package.
 user_crate() {

@@ -1,6 +1,7 @@
 //! kafka-wire: Apache Kafka's wire protocol in Rust.
 //!
-//! [`messages`] holds one type per schema of Kafka's corpus, generated at build time by
+//! [`messages`] holds one type per message schema of Apache Kafka 4.4.0 (another release through
+//! `KAFKA_SCHEMAS_DIR`), generated at build time by
 //! `kafka-wire-codegen`, with encoders and decoders for every version; [`runtime`] holds the
 //! wire primitives, traits and record formats they use.
 //!
@@ -23,7 +24,7 @@ pub use kafka_wire_runtime::{
     Uuid, VersionRange,
 };
 
-/// Every request, response and header of Kafka's schema corpus.
+/// Every request, response and header of Apache Kafka's schemas (4.4.0 unless `KAFKA_SCHEMAS_DIR` names another release).
 #[allow(missing_docs)]
 pub mod messages {
     include!(concat!(env!("OUT_DIR"), "/kafka-wire/mod.rs"));

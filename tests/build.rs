@@ -1,47 +1,43 @@
-//! Generates Kafka's generator test schemas (`test/`) and internal record schemas
-//! (`extra/<component>/`) into `OUT_DIR`, plus a table of every schema for the round-trip tests.
+//! Generates, into `OUT_DIR`, Kafka's generator test schemas, its internal record schemas and
+//! earlier releases' messages, all read in place from Kafka's jars in `target/kafka/`
+//! (`scripts/kafka-release`), plus a table of every schema for the round-trip tests.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kafka_wire_codegen::{emit::names, load_dir, Config, IndexLayout};
+use kafka_wire_codegen::{emit::names, load_schemas, source, Config, IndexLayout};
 
 /// The set generated with `Config::plain_types(true)`.
-const PLAIN_TYPES_SET: &str = "release_3_7_0";
+const PLAIN_TYPES_SET: &str = "release_3_7_2";
+
+/// Earlier releases whose kafka-clients jars are generated, compiled and round-tripped too:
+/// before flexible versions were common (2.4), the last ZooKeeper-era 2.x (2.8), KRaft's
+/// first production release (3.3), and 3.7.
+const EARLIER_RELEASES: [&str; 4] = ["2.4.1", "2.8.2", "3.3.2", "3.7.2"];
 
 fn main() {
     println!("cargo:rerun-if-env-changed=KAFKA_SCHEMAS_DIR");
+    println!("cargo:rerun-if-env-changed=KAFKA_JARS_DIR");
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let workspace = manifest.parent().expect("tests/ lives in the workspace").to_path_buf();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let message_dir = kafka_wire_codegen::locate_kafka_schemas(&workspace).unwrap_or_else(|e| panic!("{e}"));
-    let corpus = message_dir.parent().expect("message/ has a parent").to_path_buf();
+    let jars = kafka_wire_codegen::kafka_jars_dir(&workspace);
 
-    // (module name, schema folder, Rust path of the generated messages)
+    // (module name, schema source, Rust path of the generated messages)
     let mut sets: Vec<(String, PathBuf, String)> =
         vec![("message".into(), message_dir.clone(), "::kafka_wire::messages".into())];
     let mut generated = String::new();
-    let mut extra_dirs: Vec<PathBuf> = Vec::new();
-    if corpus.join("test").is_dir() {
-        extra_dirs.push(corpus.join("test"));
-    }
-    if let Ok(entries) = std::fs::read_dir(corpus.join("extra")) {
-        let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
-        dirs.sort();
-        extra_dirs.extend(dirs);
-    }
     // The project's own schemas are generated here again, with JSON converters, which the
     // checked-in `kafka-wire-generated` (kept lean) does not carry; `generated_is_fresh`
     // checks that crate against the same emitter.
     let mut dirs: Vec<(String, PathBuf)> = vec![("project".to_string(), workspace.join("schemas"))];
-    dirs.extend(
-        extra_dirs
-            .into_iter()
-            .map(|dir| (names::module_name(&dir.file_name().unwrap().to_string_lossy().replace('-', "_")), dir)),
-    );
-    // Earlier Kafka releases' message folders, each generated, compiled and round-tripped.
-    for (release, dir) in history_dirs(&corpus) {
-        dirs.push((format!("release_{}", release.replace('.', "_")), dir));
+    for (family, source) in kafka_wire_codegen::kafka_schema_sets(&workspace) {
+        dirs.extend(present(source).map(|source| (family.to_string(), source)));
+    }
+    for earlier in EARLIER_RELEASES {
+        let source = kafka_wire_codegen::MESSAGES.source(&jars, earlier);
+        dirs.extend(present(source).map(|source| (format!("release_{}", earlier.replace('.', "_")), source)));
     }
     dirs.push(("retired_4x".to_string(), retired_stub_set(&message_dir, &out)));
     for (module, dir) in dirs {
@@ -56,7 +52,6 @@ fn main() {
             .json(true)
             .write()
             .unwrap_or_else(|e| panic!("generating {}: {e}", dir.display()));
-        println!("cargo:rerun-if-changed={}", dir.display());
         writeln!(
             generated,
             "#[allow(missing_docs)] pub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{subdir}/mod.rs\")); }}"
@@ -68,30 +63,18 @@ fn main() {
     std::fs::write(out.join("table.rs"), table(&sets)).unwrap();
 }
 
-/// `(release, message folder)` of each Kafka release under `kafka-schemas-history/` beside the
-/// corpus (or `$KAFKA_SCHEMAS_HISTORY_DIR`). Missing, it fails under CI and is skipped, with a
-/// warning, elsewhere.
-fn history_dirs(corpus: &Path) -> Vec<(String, PathBuf)> {
-    println!("cargo:rerun-if-env-changed=KAFKA_SCHEMAS_HISTORY_DIR");
-    let root = match std::env::var_os("KAFKA_SCHEMAS_HISTORY_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => corpus.parent().map(|p| p.join("kafka-schemas-history")).unwrap_or_default(),
-    };
-    let Ok(entries) = std::fs::read_dir(&root) else {
-        if std::env::var_os("CI").is_some() {
-            panic!("Kafka's release schemas are missing: {} (set KAFKA_SCHEMAS_HISTORY_DIR)", root.display());
-        }
-        println!("cargo:warning=Kafka's release schemas not found at {}; release round-trips skipped", root.display());
-        return Vec::new();
-    };
-    let mut releases: Vec<(String, PathBuf)> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("message").is_dir())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path().join("message")))
-        .collect();
-    releases.sort();
-    println!("cargo:rerun-if-changed={}", root.display());
-    releases
+/// `source` (a folder inside a jar of `scripts/kafka-release`), if its jar is there. A missing
+/// jar fails the build under CI and leaves its set out, with a warning, elsewhere.
+fn present(source: PathBuf) -> Option<PathBuf> {
+    let jar = source::watched_path(&source);
+    println!("cargo:rerun-if-changed={}", jar.display());
+    if jar.is_file() {
+        return Some(source);
+    }
+    let message = format!("{} is missing: run scripts/kafka-release and scripts/kafka-release --minors", jar.display());
+    assert!(std::env::var_os("CI").is_none(), "{message}");
+    println!("cargo:warning={message}; its schemas are left out of the round-trips");
+    None
 }
 
 /// The APIs Kafka 4.0 retired, as its schema folder keeps them: stubs with `validVersions: "none"`.
@@ -103,8 +86,10 @@ const RETIRED_IN_4_0: [(i16, &str); 4] =
 fn retired_stub_set(message_dir: &Path, out: &Path) -> PathBuf {
     let dir = out.join("retired-4x-schemas");
     std::fs::create_dir_all(&dir).unwrap();
-    for file in ["RequestHeader.json", "ResponseHeader.json", "ApiVersionsRequest.json", "ApiVersionsResponse.json"] {
-        std::fs::copy(message_dir.join(file), dir.join(file)).unwrap();
+    let kept = ["RequestHeader.json", "ResponseHeader.json", "ApiVersionsRequest.json", "ApiVersionsResponse.json"];
+    let files = source::read_schemas(message_dir).unwrap_or_else(|e| panic!("{e}"));
+    for file in files.iter().filter(|f| kept.contains(&f.name.as_str())) {
+        std::fs::write(dir.join(&file.name), &file.text).unwrap();
     }
     for (key, api) in RETIRED_IN_4_0 {
         for kind in ["request", "response"] {
@@ -122,8 +107,8 @@ fn retired_stub_set(message_dir: &Path, out: &Path) -> PathBuf {
 fn table(sets: &[(String, PathBuf, String)]) -> String {
     let mut s = String::from("pub const SCHEMAS: &[crate::Entry] = &[\n");
     for (set, dir, path) in sets {
-        let messages = load_dir(Path::new(dir)).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        for m in messages {
+        let loaded = load_schemas(&[dir], false).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for m in loaded.messages {
             let module = names::module_name(&m.name);
             let ty = names::type_ident(&m.name);
             writeln!(

@@ -38,6 +38,9 @@ pub use config::{compile_schemas, render_message, Config, Generated, WriteReport
 pub use diagnostics::{SchemaError, SchemaErrors, SchemaWarning};
 pub use emit::IndexLayout;
 pub use error::Error;
-pub use locate::locate_kafka_schemas;
+pub use locate::{
+    kafka_jars_dir, kafka_schema_sets, locate_kafka_schemas, schema_family, SchemaFamily, DEFAULT_KAFKA_RELEASE,
+    FETCH_COMMAND, INTERNAL_FAMILIES, MESSAGES, TEST_SCHEMAS, TEST_SCHEMAS_RELEASE,
+};
 pub use lower::{load_dir, load_dirs, load_schemas, load_str, Loaded};
 pub use rules::Rule;

@@ -185,13 +185,10 @@ fn generated(dir: &Path) -> Vec<(String, String)> {
 #[test]
 fn generated_code_has_no_version_test_its_enclosing_tests_decide() {
     let message = kafka_wire_codegen::locate_kafka_schemas(&workspace()).expect("Kafka's schemas");
-    let root = message.parent().unwrap();
-    let mut dirs = vec![message.clone(), root.join("test")];
-    if let Ok(entries) = std::fs::read_dir(root.join("extra")) {
-        dirs.extend(entries.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.is_dir()));
-    }
+    let mut dirs = vec![message];
+    dirs.extend(kafka_wire_codegen::kafka_schema_sets(&workspace()).into_iter().map(|(_, source)| source));
     let mut files = Vec::new();
-    for dir in dirs.iter().filter(|d| d.is_dir()) {
+    for dir in dirs.iter().filter(|d| kafka_wire_codegen::source::watched_path(d).exists()) {
         files.extend(generated(dir));
     }
     assert!(files.len() > 150, "only {} files generated", files.len());

@@ -1,68 +1,53 @@
-//! Kafka's own schema corpus (`../shared/kafka-schemas`): every file must read, validate and
-//! lower, and the IR must agree with the raw JSON, field for field.
+//! Kafka's own schemas, read from its jars (`scripts/kafka-release`): every file of the default
+//! release's messages and internal families and of the generator test schemas must read,
+//! validate and lower, and the IR must agree with the raw JSON, field for field.
 
 use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Message, MessageKind, Versions};
 use kafka_wire_codegen::parse::strip_comments;
+use kafka_wire_codegen::source::{read_schemas, watched_path};
 use kafka_wire_codegen::validate::{format_versions, parse_versions, type_name};
-use kafka_wire_codegen::{load_dir, load_str};
+use kafka_wire_codegen::{load_schemas, load_str, SchemaFamily};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// `../shared/kafka-schemas` relative to the workspace root.
-fn corpus_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/kafka-schemas")
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// The message folder: `KAFKA_SCHEMAS_DIR` if set, else the corpus's `message/`.
+/// Kafka's messages: `KAFKA_SCHEMAS_DIR` if set, else the default release's kafka-clients jar.
 fn message_dir() -> PathBuf {
-    match std::env::var_os("KAFKA_SCHEMAS_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => corpus_root().join("message"),
-    }
+    kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn existing(dir: PathBuf) -> PathBuf {
-    assert!(
-        dir.is_dir(),
-        "Kafka schema folder {} not found: put Kafka's schemas at ../shared/kafka-schemas or set \
-         KAFKA_SCHEMAS_DIR",
-        dir.display()
-    );
-    dir
+/// A folder or `JAR!/FOLDER` that must be there (`scripts/kafka-release` fetches the jars).
+fn existing(source: PathBuf) -> PathBuf {
+    let jar = watched_path(&source);
+    assert!(jar.exists(), "{} not found: run scripts/kafka-release", jar.display());
+    source
 }
 
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
+/// `family`'s schemas in Kafka `release`'s jar.
+fn family_of(family: &SchemaFamily, release: &str) -> PathBuf {
+    existing(family.source(&kafka_wire_codegen::kafka_jars_dir(&workspace()), release))
 }
 
-/// Loads a folder, failing with every error listed.
-fn load_ok(dir: &Path) -> Vec<Message> {
-    match load_dir(dir) {
-        Ok(m) => m,
-        Err(e) => panic!("{} failed to load:\n{e}", dir.display()),
-    }
-}
-
-/// Checks a folder: loads, one message per JSON file in file-name order, each agreeing with its JSON.
-fn check_folder(dir: &Path) -> Vec<Message> {
-    let messages = load_ok(dir);
-    let files = json_files(dir);
-    assert!(!files.is_empty(), "no schema files in {}", dir.display());
-    let names: Vec<String> = files.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_owned()).collect();
-    let loaded: Vec<String> = messages.iter().map(|m| m.file.clone()).collect();
-    assert_eq!(loaded, names);
-    for (m, path) in messages.iter().zip(&files) {
-        let text = std::fs::read_to_string(path).unwrap();
-        let json: Value = serde_json::from_str(&strip_comments(&text).unwrap()).unwrap();
+/// Checks a folder or jar: loads, one message or retired stub per JSON file in file-name order,
+/// each message agreeing with its JSON.
+fn check_folder(source: &Path) -> Vec<Message> {
+    let loaded = load_schemas(&[source], false).unwrap_or_else(|e| panic!("{} failed to load:\n{e}", source.display()));
+    let files = read_schemas(source).unwrap();
+    assert!(!files.is_empty(), "no schema files in {}", source.display());
+    let mut loaded_names: Vec<&str> =
+        loaded.messages.iter().map(|m| m.file.as_str()).chain(loaded.retired.iter().map(|r| r.file.as_str())).collect();
+    loaded_names.sort();
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(loaded_names, names);
+    for m in &loaded.messages {
+        let file = files.iter().find(|f| f.name == m.file).unwrap();
+        let json: Value = serde_json::from_str(&strip_comments(&file.text).unwrap()).unwrap();
         agrees_with_json(m, &json);
     }
-    messages
+    loaded.messages
 }
 
 /// The lowered message mirrors its JSON: names, kinds, versions, every field (recursively), and
@@ -78,6 +63,8 @@ fn agrees_with_json(m: &Message, json: &Value) {
         "header" => MessageKind::Header,
         "data" => MessageKind::Data,
         "metadata" => MessageKind::Metadata,
+        "coordinator-key" => MessageKind::CoordinatorKey,
+        "coordinator-value" => MessageKind::CoordinatorValue,
         other => panic!("{}: kind {other}", m.file),
     };
     assert_eq!(m.kind, kind);
@@ -178,8 +165,7 @@ fn default_agrees(d: &DefaultValue, j: &Value, ty: &FieldType, ctx: &str) {
 
 #[test]
 fn every_message_schema_loads() {
-    let dir = existing(message_dir());
-    let messages = check_folder(&dir);
+    let messages = check_folder(&existing(message_dir()));
     let requests = messages.iter().filter(|m| m.kind == MessageKind::Request).count();
     let responses = messages.iter().filter(|m| m.kind == MessageKind::Response).count();
     assert_eq!(requests, responses);
@@ -188,25 +174,26 @@ fn every_message_schema_loads() {
 
 #[test]
 fn every_test_schema_loads() {
-    check_folder(&existing(corpus_root().join("test")));
+    check_folder(&family_of(&kafka_wire_codegen::TEST_SCHEMAS, kafka_wire_codegen::TEST_SCHEMAS_RELEASE));
 }
 
 #[test]
-fn every_extra_component_loads() {
-    let extra = existing(corpus_root().join("extra"));
-    let mut components: Vec<PathBuf> =
-        std::fs::read_dir(&extra).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
-    components.sort();
-    assert!(!components.is_empty());
-    for dir in components {
-        check_folder(&dir);
+fn every_internal_family_loads() {
+    for family in &kafka_wire_codegen::INTERNAL_FAMILIES {
+        check_folder(&family_of(family, kafka_wire_codegen::DEFAULT_KAFKA_RELEASE));
     }
 }
 
-fn load_file(path: &Path) -> Message {
-    let text = std::fs::read_to_string(path).unwrap();
-    let name = path.file_name().unwrap().to_str().unwrap();
-    load_str(name, &text).unwrap_or_else(|e| panic!("{e}"))
+/// One schema of a folder or jar, lowered.
+fn load_file(source: &Path, name: &str) -> Message {
+    let files = read_schemas(source).unwrap();
+    let file = files.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no {name} in {}", source.display()));
+    load_str(name, &file.text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `family`'s jar of the default release.
+fn internal(name: &str) -> PathBuf {
+    family_of(&kafka_wire_codegen::schema_family(name).unwrap(), kafka_wire_codegen::DEFAULT_KAFKA_RELEASE)
 }
 
 fn field<'a>(fields: &'a [Field], name: &str) -> &'a Field {
@@ -215,7 +202,8 @@ fn field<'a>(fields: &'a [Field], name: &str) -> &'a Field {
 
 #[test]
 fn simple_example_message_lowers_every_feature() {
-    let m = load_file(&existing(corpus_root().join("test")).join("SimpleExampleMessage.json"));
+    let tests = family_of(&kafka_wire_codegen::TEST_SCHEMAS, kafka_wire_codegen::TEST_SCHEMAS_RELEASE);
+    let m = load_file(&tests, "SimpleExampleMessage.json");
     assert_eq!(m.file, "SimpleExampleMessage.json");
     assert_eq!(m.valid_versions, Versions::new(0, 2));
     assert_eq!(m.flexible_versions, Some(Versions::new(1, Versions::OPEN)));
@@ -255,7 +243,7 @@ fn simple_example_message_lowers_every_feature() {
 
 #[test]
 fn streams_schema_with_block_comments_and_common_structs() {
-    let m = load_file(&existing(corpus_root().join("extra/streams")).join("SubscriptionInfoData.json"));
+    let m = load_file(&internal("streams"), "SubscriptionInfoData.json");
     assert_eq!(m.kind, MessageKind::Data);
     assert_eq!(m.flexible_versions, None);
     let order: Vec<(&str, Versions)> = m.structs.iter().map(|s| (s.name.as_str(), s.versions)).collect();
@@ -275,7 +263,9 @@ fn streams_schema_with_block_comments_and_common_structs() {
 
 #[test]
 fn tag_given_as_a_string() {
-    let m = load_file(&existing(corpus_root().join("extra/metadata")).join("RegisterBrokerRecord.json"));
+    // Kafka 3.9's KRaft records still spell this tag "0"; 4.x writes 0.
+    let metadata = family_of(&kafka_wire_codegen::schema_family("metadata").unwrap(), "3.9.2");
+    let m = load_file(&metadata, "RegisterBrokerRecord.json");
     let log_dirs = field(&m.fields, "LogDirs");
     assert_eq!(log_dirs.tag, Some(0));
     assert_eq!(log_dirs.tagged_versions, Some(Versions::new(3, Versions::OPEN)));
@@ -283,14 +273,13 @@ fn tag_given_as_a_string() {
 
 #[test]
 fn json_null_default_means_no_default() {
-    let m = load_file(
-        &existing(corpus_root().join("extra/group-coordinator")).join("ConsumerGroupMemberMetadataValue.json"),
-    );
+    let m = load_file(&internal("group_coordinator"), "ConsumerGroupMemberMetadataValue.json");
     assert_eq!(field(&m.fields, "ClassicMemberMetadata").default, DefaultValue::Implicit);
 }
 
 #[test]
 fn loading_is_deterministic() {
     let dir = existing(message_dir());
-    assert_eq!(load_ok(&dir), load_ok(&dir));
+    let load = || load_schemas(&[&dir], false).unwrap();
+    assert_eq!(load(), load());
 }

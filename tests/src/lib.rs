@@ -1,16 +1,19 @@
-//! Shared support for the workspace-level tests: Kafka's `test/` and `extra/` schema sets
-//! generated at build time, a table of every schema with a monomorphised round-trip check,
+//! Shared support for the workspace-level tests: Kafka's generator test schemas, internal
+//! families and earlier releases, generated at build time from Kafka's jars, a table of every schema with a monomorphised round-trip check,
 //! and an independent, IR-driven encoder of sample instances ([`sample`]).
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use bytes::{Bytes, BytesMut};
+use kafka_wire_codegen::source::SchemaFile;
 use kafka_wire_runtime::Message;
 
 pub use kafka_wire_inspect::sample;
 
-/// Generated code for Kafka's `test/` schemas and each `extra/<component>/` folder.
+/// Generated code for each schema set of `tests/build.rs` but Kafka's messages (the root package's).
 pub mod corpus {
     include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 }
@@ -39,9 +42,10 @@ pub type DecodedJson = (serde_json::Value, usize);
 
 /// One schema of the corpus and the generated type for it.
 pub struct Entry {
-    /// `message`, `test`, or an `extra/` component with `-` replaced by `_`.
+    /// `message`, `test`, a family of Kafka's internal schemas (`group_coordinator`), an
+    /// earlier release (`release_3_7_2`), `project` or `retired_4x`.
     pub set: &'static str,
-    /// Folder the schema was read from.
+    /// Folder or `JAR!/FOLDER` the schema was read from.
     pub dir: &'static str,
     pub file: &'static str,
     pub name: &'static str,
@@ -51,9 +55,21 @@ pub struct Entry {
 impl Entry {
     /// Loads this schema's IR (what the sample encoder walks).
     pub fn load(&self) -> kafka_wire_codegen::ir::Message {
-        let text = std::fs::read_to_string(Path::new(self.dir).join(self.file)).expect("schema file readable");
-        kafka_wire_codegen::load_str(self.file, &text).unwrap_or_else(|e| panic!("{e}"))
+        let files = schema_files(self.dir);
+        let file = files.iter().find(|f| f.name == self.file).expect("the table's schema is in its source");
+        kafka_wire_codegen::load_str(self.file, &file.text).unwrap_or_else(|e| panic!("{e}"))
     }
+}
+
+/// The schema files of a folder or `JAR!/FOLDER`, each source read once per test process: a
+/// table walk loads hundreds of entries of the same jar.
+fn schema_files(source: &'static str) -> Arc<Vec<SchemaFile>> {
+    static READ: Mutex<BTreeMap<&'static str, Arc<Vec<SchemaFile>>>> = Mutex::new(BTreeMap::new());
+    let mut read = READ.lock().unwrap_or_else(|e| e.into_inner());
+    let files = read.entry(source).or_insert_with(|| {
+        Arc::new(kafka_wire_codegen::source::read_schemas(Path::new(source)).unwrap_or_else(|e| panic!("{e}")))
+    });
+    Arc::clone(files)
 }
 
 /// The `Ops` for a generated type.

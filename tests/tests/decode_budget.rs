@@ -118,5 +118,4 @@ fn offset_commits_and_produce_responses_of_many_partitions_decode() {
     };
     decodes("Produce response v9, 20,000 partitions", &produced, 9);
     decodes("Produce response v3, 20,000 partitions", &produced, 3);
-    decodes("Produce response v0, 20,000 partitions", &produced, 0);
 }

@@ -25,10 +25,10 @@ fn every_set_of_the_corpus_is_generated() {
         "storage",
         "streams",
         "transaction_coordinator",
-        "release_2_4_0",
-        "release_2_8_0",
-        "release_3_3_0",
-        "release_3_7_0",
+        "release_2_4_1",
+        "release_2_8_2",
+        "release_3_3_2",
+        "release_3_7_2",
         "retired_4x",
     ] {
         assert!(sets.contains(want), "schema set {want} missing; have {sets:?}");

@@ -115,7 +115,7 @@ fn ids_work_as_map_keys_and_print_as_their_values() {
 
 #[test]
 fn typed_and_plain_generations_write_the_same_bytes() {
-    use kafka_wire_tests::corpus::release_3_7_0 as plain;
+    use kafka_wire_tests::corpus::release_3_7_2 as plain;
     // The same message in both modes: plain fields are bare integers and strings.
     let typed = kafka_wire::messages::MetadataRequest {
         topics: Some(vec![kafka_wire::messages::metadata_request::MetadataRequestTopic {

@@ -32,15 +32,17 @@ fn negotiate_picks_the_highest_common_version() {
 
 #[test]
 fn an_unstable_latest_version_is_not_offered() {
-    // EndTxn's schema marks its latest version unstable: offered up to the one before.
-    let valid = ApiKey::EndTxn.valid_versions().unwrap();
-    let offered = ApiKey::EndTxn.supported_versions().unwrap();
+    // Kafka 4.4.0's InitProducerId schema marks its latest version (6) unstable: offered up to
+    // the one before.
+    let valid = ApiKey::InitProducerId.valid_versions().unwrap();
+    let offered = ApiKey::InitProducerId.supported_versions().unwrap();
     assert_eq!(offered, VersionRange::new(valid.min, valid.max - 1));
-    assert_eq!(ApiKey::EndTxn.negotiate(VersionRange::new(0, valid.max)), Some(valid.max - 1));
-    // An API whose only version is unstable is not offered at all.
-    let share_fetch = ApiKey::ShareFetch.valid_versions().unwrap();
-    assert_eq!(share_fetch.min, share_fetch.max, "ShareFetch has one (unstable) version in this corpus");
-    assert_eq!(ApiKey::ShareFetch.supported_versions(), None);
+    assert_eq!(ApiKey::InitProducerId.negotiate(VersionRange::new(0, valid.max)), Some(valid.max - 1));
+    // An API whose only version is unstable is not offered at all: ConsumerGroupDescribe in 3.7.
+    use kafka_wire_tests::corpus::release_3_7_2::ApiKey as ApiKey37;
+    let describe = ApiKey37::ConsumerGroupDescribe.valid_versions().unwrap();
+    assert_eq!(describe.min, describe.max, "ConsumerGroupDescribe has one (unstable) version in Kafka 3.7");
+    assert_eq!(ApiKey37::ConsumerGroupDescribe.supported_versions(), None);
     // Stable APIs offer every valid version.
     assert_eq!(ApiKey::Metadata.supported_versions(), ApiKey::Metadata.valid_versions());
 }

@@ -6,7 +6,7 @@
 //!
 //! Usage: `cargo run -p kafka-wire-tests --bin fuzz-seeds -- fuzz/corpus`
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kafka_wire::messages::ApiKey;
 use kafka_wire_codegen::ir::MessageKind;
@@ -68,12 +68,8 @@ fn main() {
         put("zk_nodes", format!("node-{i}"), &seed);
     }
     for dir in schema_dirs() {
-        for file in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = file.path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let text = std::fs::read(&path).unwrap_or_default();
-                put("schemas", path.file_name().unwrap().to_string_lossy().into_owned(), &text);
-            }
+        for file in kafka_wire_codegen::source::read_schemas(&dir).into_iter().flatten() {
+            put("schemas", file.name, file.text.as_bytes());
         }
     }
     println!("{written} seeds in {}", out.display());
@@ -156,14 +152,12 @@ const ZK_NODES: &[(u8, &str)] = &[
     (13, r#""t""#),
 ];
 
-/// Kafka's schema folders: message/, test/ and every extra/ component, where they are found.
+/// Kafka's schemas (messages, generator test schemas, internal families) where their jars are
+/// found, and the project's own.
 fn schema_dirs() -> Vec<PathBuf> {
     let root = kafka_wire_tests::workspace_root();
     let Ok(message) = kafka_wire_codegen::locate_kafka_schemas(&root) else { return Vec::new() };
-    let corpus = message.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut dirs = vec![message, corpus.join("test"), root.join("schemas")];
-    if let Ok(extra) = std::fs::read_dir(corpus.join("extra")) {
-        dirs.extend(extra.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
-    }
+    let mut dirs = vec![message, root.join("schemas")];
+    dirs.extend(kafka_wire_codegen::kafka_schema_sets(&root).into_iter().map(|(_, source)| source));
     dirs
 }

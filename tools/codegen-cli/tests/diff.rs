@@ -1,5 +1,5 @@
-//! `kafka-wire-codegen diff` on Kafka's own history (2.4.0, 2.8.0, 3.3.0, 3.7.0 and the current
-//! corpus), checked against facts read from the files independently of the tool; and synthetic
+//! `kafka-wire-codegen diff` on Kafka's own history (the kafka-clients jars of 2.4.1, 2.8.2, 3.3.2,
+//! 3.7.2 and the default release, 4.4.0), checked against facts read from the files independently of the tool; and synthetic
 //! edits of one schema, each breaking change found with its path and versions, a rename not.
 
 use std::collections::BTreeSet;
@@ -20,10 +20,12 @@ fn current() -> PathBuf {
     kafka_wire_codegen::locate_kafka_schemas(&workspace()).expect("Kafka's schemas")
 }
 
+/// A release's kafka-clients messages (`scripts/kafka-release --minors` fetches the jars).
 fn release(name: &str) -> PathBuf {
-    let dir = current().parent().unwrap().parent().unwrap().join("kafka-schemas-history").join(name).join("message");
-    assert!(dir.is_dir(), "{} is missing", dir.display());
-    dir
+    let source = kafka_wire_codegen::MESSAGES.source(&kafka_wire_codegen::kafka_jars_dir(&workspace()), name);
+    let jar = kafka_wire_codegen::source::watched_path(&source);
+    assert!(jar.is_file(), "{} is missing: run scripts/kafka-release --minors", jar.display());
+    source
 }
 
 fn diff(old: &Path, new: &Path, labels: (&str, &str)) -> Report {
@@ -41,14 +43,12 @@ fn top_level(text: &str, key: &str) -> Option<String> {
     Some(rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect())
 }
 
-/// `(api key, versions)` of every request file of a folder, read as text.
+/// `(api key, versions)` of every request schema of a folder or jar, read as text.
 fn requests(dir: &Path) -> Vec<(i16, String, BTreeSet<i16>)> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let Some(api) = name.strip_suffix("Request.json") else { continue };
-        let text = std::fs::read_to_string(&path).unwrap();
+    for file in kafka_wire_codegen::source::read_schemas(dir).unwrap() {
+        let Some(api) = file.name.strip_suffix("Request.json") else { continue };
+        let text = file.text;
         let key: i16 = top_level(&text, "apiKey").unwrap().parse().unwrap();
         let valid = top_level(&text, "validVersions").unwrap();
         let versions: BTreeSet<i16> = match valid.split_once('-') {
@@ -82,7 +82,7 @@ fn check_inventory(old: &Path, new: &Path, report: &Report) {
 #[test]
 fn consecutive_releases_and_old_to_current() {
     let pairs =
-        [("2.4.0", "2.8.0"), ("2.8.0", "3.3.0"), ("3.3.0", "3.7.0"), ("3.7.0", "current"), ("2.4.0", "current")];
+        [("2.4.1", "2.8.2"), ("2.8.2", "3.3.2"), ("3.3.2", "3.7.2"), ("3.7.2", "current"), ("2.4.1", "current")];
     for (a, b) in pairs {
         let old = release(a);
         let new = if b == "current" { current() } else { release(b) };
@@ -93,7 +93,7 @@ fn consecutive_releases_and_old_to_current() {
         match (a, b) {
             // The one released layout Kafka changed here: LeaderChangeMessage v0 (a KRaft control
             // record, 2.8's KRaft was early access) gained a leading int16 Version field.
-            ("2.8.0", "3.3.0") => {
+            ("2.8.2", "3.3.2") => {
                 assert_eq!(wire.len(), 1, "{wire:#?}");
                 assert_eq!(wire[0].file, "LeaderChangeMessage.json");
                 assert_eq!(wire[0].json_path, "$.fields[0]");
@@ -102,7 +102,7 @@ fn consecutive_releases_and_old_to_current() {
             }
             _ => assert!(wire.is_empty(), "{a} -> {b}: {wire:#?}"),
         }
-        if (a, b) == ("2.4.0", "2.8.0") {
+        if (a, b) == ("2.4.1", "2.8.2") {
             // Produce and Fetch's record data went from `bytes` to `records`: same bytes.
             let produce =
                 report.breaking.iter().find(|x| x.file == "ProduceRequest.json" && x.what.starts_with("type"));
@@ -112,36 +112,48 @@ fn consecutive_releases_and_old_to_current() {
                 ("bytes", "records", "0-8")
             );
         }
-        if (a, b) == ("3.3.0", "3.7.0") {
+        if (a, b) == ("3.3.2", "3.7.2") {
             let api_versions = report.changed.iter().find(|c| c.file == "ApiVersionsResponse.json").unwrap();
             assert_eq!(api_versions.tags_added, [("ZkMigrationReady".to_string(), 3, "3".to_string())]);
             assert!(report.breaking.is_empty(), "{:#?}", report.breaking);
         }
-        if (a, b) == ("3.7.0", "current") {
+        if (a, b) == ("3.7.2", "current") {
             let produce = report.changed.iter().find(|c| c.file == "ProduceRequest.json").unwrap();
-            assert_eq!(produce.versions_added, [11]);
-            // ConsumerGroupDescribe v0 changed while unstable in 3.7.0: not a breaking change.
+            assert_eq!(produce.versions_added, [11, 12, 13]);
+            // Kafka 4.0 dropped Produce v0-v2 (KIP-896).
+            assert_eq!(produce.versions_removed, [0, 1, 2]);
+            // ConsumerGroupDescribe v0 changed while unstable in 3.7: not a breaking change.
             let cgd = report.changed.iter().find(|c| c.file == "ConsumerGroupDescribeResponse.json").unwrap();
             assert_eq!(cgd.unstable_changed, [0]);
-            assert!(report.breaking.is_empty(), "{:#?}", report.breaking);
+            // The one change of the generated API: DescribeProducers' topic name became a map key.
+            let breaking: Vec<_> =
+                report.breaking.iter().map(|x| (x.kind, x.file.as_str(), x.field.as_str())).collect();
+            assert_eq!(breaking, [(BreakingKind::Api, "DescribeProducersRequest.json", "Topics[].Name")]);
         }
     }
 }
 
 #[test]
 fn exit_status_and_summary_line() {
-    let (a, b) = (release("3.3.0"), release("3.7.0"));
+    let (a, b) = (release("3.3.2"), release("3.7.2"));
     let run = cli(&["diff", "--old", a.to_str().unwrap(), "--new", b.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(0));
     let out = String::from_utf8_lossy(&run.stdout);
-    assert_eq!(out.lines().last(), Some("3.3.0 -> 3.7.0: 7 APIs added, 21 versions added, 0 removed, 0 breaking"));
+    assert_eq!(
+        out.lines().last(),
+        Some("kafka-clients-3.3.2 -> kafka-clients-3.7.2: 7 APIs added, 21 versions added, 0 removed, 0 breaking")
+    );
 
-    let (a, b) = (release("2.8.0"), release("3.3.0"));
+    let (a, b) = (release("2.8.2"), release("3.3.2"));
     let run = cli(&["diff", "--old", a.to_str().unwrap(), "--new", b.to_str().unwrap(), "--format", "json"]);
     assert_eq!(run.status.code(), Some(1), "breaking changes exit 1");
     let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert!(json["breaking"].as_array().unwrap().iter().any(|b| b["file"] == "LeaderChangeMessage.json"));
-    assert!(json["summary"].as_str().unwrap().starts_with("2.8.0 -> 3.3.0: "), "{}", json["summary"]);
+    assert!(
+        json["summary"].as_str().unwrap().starts_with("kafka-clients-2.8.2 -> kafka-clients-3.3.2: "),
+        "{}",
+        json["summary"]
+    );
 
     let bad = tempfile::tempdir().unwrap();
     std::fs::write(bad.path().join("Broken.json"), "{ \"name\": ").unwrap();

@@ -71,8 +71,12 @@ fn site_of_the_corpus_renders_in_chromium() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("79 bytes on the wire") && html.contains("24 bytes on the wire"));
     let history = std::fs::read_to_string(out.path().join("Produce.html")).unwrap();
-    assert!(history.contains("v0</a>: first version"), "the Produce page starts at its first version");
-    assert!(history.contains("v3</a>: adds TransactionalId (string)"), "what Produce v3 added");
+    // Kafka 4.0 dropped Produce v0-v2 (KIP-896): v3 is the first version 4.4.0 knows.
+    assert!(history.contains("v3</a>: first version"), "the Produce page starts at its first version");
+    assert!(
+        history.contains("v13</a>: removes TopicData.Name; adds TopicData.TopicId (uuid)"),
+        "what Produce v13 changed"
+    );
     assert!(history.contains("v9</a>: first flexible version"), "Produce v9 is the first flexible one");
 
     let Some(browser) = chromium() else { return };
