@@ -71,7 +71,7 @@ async fn create(client: &Client, topic: &str) -> Uuid {
 }
 
 /// Ours: batches built from the records here (counted), up to 5 produce requests in flight.
-async fn produce_ours(client: &Client, topic: &str, records: usize) -> Sample {
+async fn produce_ours(client: &Client, topic: &str, topic_id: Uuid, records: usize) -> Sample {
     let value = vec![b'x'; RECORD];
     let (wall0, cpu0) = (Instant::now(), cpu(UsageWho::RUSAGE_SELF));
     let mut in_flight = tokio::task::JoinSet::new();
@@ -85,7 +85,7 @@ async fn produce_ours(client: &Client, topic: &str, records: usize) -> Sample {
             builder.append(now, None, Some(&value), &[]).unwrap();
         }
         let records = Records::from_bytes(builder.build().unwrap());
-        let request = requests::produce(topic, 0, records, -1, Duration::from_secs(30));
+        let request = requests::produce(topic, topic_id, 0, records, -1, Duration::from_secs(30));
         if in_flight.len() >= 5 {
             in_flight.join_next().await.unwrap().unwrap();
         }
@@ -208,7 +208,7 @@ fn main() {
         let (ours, java) = (format!("ours-{run}"), format!("java-{run}"));
         let id = runtime.block_on(create(&client, &ours));
         runtime.block_on(create(&client, &java));
-        rows[0].1.push(runtime.block_on(produce_ours(&client, &ours, records)));
+        rows[0].1.push(runtime.block_on(produce_ours(&client, &ours, id, records)));
         rows[1].1.push(produce_java(&bootstrap, &java, records));
         rows[2].1.push(runtime.block_on(fetch_ours(&client, &ours, id, records)));
         rows[3].1.push(fetch_java(&bootstrap, &java, records));

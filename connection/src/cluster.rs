@@ -16,7 +16,7 @@ use std::time::Duration;
 use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 use kafka_wire::messages::produce_response::PartitionProduceResponse;
 use kafka_wire::messages::{ApiKey, MetadataRequest};
-use kafka_wire::{ErrorCode, Records};
+use kafka_wire::{ErrorCode, Records, Uuid};
 use tokio::sync::Mutex;
 
 use crate::{Client, ClientConfig, Error};
@@ -34,6 +34,8 @@ struct Routes {
     brokers: HashMap<i32, String>,
     /// The leader of each partition.
     leaders: HashMap<(String, i32), i32>,
+    /// Each topic's id (Produce v13 and Fetch v13 name topics by id).
+    topic_ids: HashMap<String, Uuid>,
     /// The connections, by the address dialled: a broker's or a bootstrap server's.
     clients: HashMap<String, Client>,
     /// The coordinator of each group or transactional id, as FindCoordinator last said.
@@ -90,21 +92,35 @@ impl Cluster {
     }
 
     /// Reads Metadata (for `topics`, or brokers only when empty) from any reachable broker
-    /// and replaces what is known of them.
+    /// and replaces what is known of them. A broker answering REBOOTSTRAP_REQUIRED (KIP-1102,
+    /// Metadata v13) says that all this client knows of the cluster is stale: every connection
+    /// and route is dropped, and Metadata is read again through the bootstrap servers.
     pub async fn refresh(&self, topics: &[&str]) -> Result<(), Error> {
-        let client = self.any().await?;
         let request = MetadataRequest {
             topics: Some(
                 topics.iter().map(|t| MetadataRequestTopic { name: Some((*t).into()), ..Default::default() }).collect(),
             ),
             ..Default::default()
         };
-        let metadata = client.send(request).await?;
+        let mut metadata = self.any().await?.send(request.clone()).await?;
+        if metadata.error_code == ErrorCode::REBOOTSTRAP_REQUIRED {
+            tracing::info!("the broker asked for a rebootstrap (KIP-1102): reconnecting through the bootstrap servers");
+            *self.routes.lock().await = Routes::default();
+            metadata = self.any().await?.send(request).await?;
+        }
+        if metadata.error_code != ErrorCode::NONE {
+            return Err(Error::Broker { api: ApiKey::Metadata, code: metadata.error_code, message: None });
+        }
         let mut routes = self.routes.lock().await;
         routes.brokers = metadata.brokers.iter().map(|b| (b.node_id.get(), format!("{}:{}", b.host, b.port))).collect();
         for topic in &metadata.topics {
             let Some(name) = &topic.name else { continue };
             routes.leaders.retain(|(t, _), _| t != name.as_str());
+            if topic.error_code == ErrorCode::NONE && !topic.topic_id.is_nil() {
+                routes.topic_ids.insert(name.to_string(), topic.topic_id);
+            } else {
+                routes.topic_ids.remove(name.as_str());
+            }
             for p in topic.partitions.iter().filter(|p| p.error_code == ErrorCode::NONE && p.leader_id.get() >= 0) {
                 routes.leaders.insert((name.to_string(), p.partition_index), p.leader_id.get());
             }
@@ -178,6 +194,15 @@ impl Cluster {
         self.broker(id).await
     }
 
+    /// `topic`'s id, reading Metadata when unknown (nil for a broker older than topic ids).
+    pub async fn topic_id(&self, topic: &str) -> Result<Uuid, Error> {
+        if let Some(id) = self.routes.lock().await.topic_ids.get(topic) {
+            return Ok(*id);
+        }
+        self.refresh(&[topic]).await?;
+        Ok(self.routes.lock().await.topic_ids.get(topic).copied().unwrap_or_default())
+    }
+
     /// Runs `attempt` against the leader of `topic`'s `partition`; on a retriable error it
     /// forgets that leader (and its connection, if the connection failed), so that the next
     /// try reads the metadata again, and retries as [`Cluster::retrying`] does.
@@ -193,8 +218,11 @@ impl Cluster {
             };
             if let Err(e) = &result {
                 if e.is_retriable() {
-                    // A connection that failed is closed, and `broker` opens another.
-                    self.routes.lock().await.leaders.remove(&(topic.to_string(), partition));
+                    // A connection that failed is closed, and `broker` opens another; the
+                    // topic's id goes too (UNKNOWN_TOPIC_ID: the topic was deleted or recreated).
+                    let mut routes = self.routes.lock().await;
+                    routes.leaders.remove(&(topic.to_string(), partition));
+                    routes.topic_ids.remove(topic);
                 }
             }
             result
@@ -229,8 +257,9 @@ impl Cluster {
     }
 
     /// Produces a record batch (or several, concatenated) to `topic`'s `partition` on its
-    /// leader, retrying as [`Cluster::with_leader`] does; a partition error is an
-    /// [`Error::Broker`].
+    /// leader, naming the topic by id where the version needs it, retrying as
+    /// [`Cluster::with_leader`] does (UNKNOWN_TOPIC_ID, a topic recreated under another id,
+    /// reads the metadata again); a partition error is an [`Error::Broker`].
     pub async fn produce(
         &self,
         topic: &str,
@@ -240,8 +269,10 @@ impl Cluster {
         timeout: Duration,
     ) -> Result<PartitionProduceResponse, Error> {
         self.with_leader(topic, partition, |client| {
-            let request = crate::requests::produce(topic, partition, records.clone(), acks, timeout);
+            let records = records.clone();
             async move {
+                let topic_id = self.topic_id(topic).await?;
+                let request = crate::requests::produce(topic, topic_id, partition, records, acks, timeout);
                 let response = client.send(request).await?;
                 let answer =
                     response.responses.into_iter().flat_map(|t| t.partition_responses).find(|p| p.index == partition);

@@ -10,13 +10,23 @@ use kafka_wire::messages::{FetchRequest, ProduceRequest};
 use kafka_wire::{Records, Uuid};
 
 /// Produce `records` (one batch or several, concatenated) to `topic`'s `partition`, waiting
-/// up to `timeout` for `acks` (-1 all, 1 leader, 0 none).
-pub fn produce(topic: &str, partition: i32, records: Records, acks: i16, timeout: Duration) -> ProduceRequest {
+/// up to `timeout` for `acks` (-1 all, 1 leader, 0 none). The topic goes by name and by
+/// `topic_id` (from Metadata), as in [`fetch`]: Produce v13 and later read the id, earlier ones
+/// the name.
+pub fn produce(
+    topic: &str,
+    topic_id: Uuid,
+    partition: i32,
+    records: Records,
+    acks: i16,
+    timeout: Duration,
+) -> ProduceRequest {
     ProduceRequest {
         acks,
         timeout_ms: timeout.as_millis().min(i32::MAX as u128) as i32,
         topic_data: vec![TopicProduceData {
             name: topic.into(),
+            topic_id,
             partition_data: vec![PartitionProduceData {
                 index: partition,
                 records: Some(records),

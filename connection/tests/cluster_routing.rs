@@ -2,7 +2,8 @@
 //! server is the one used after (the old cluster dropped it, and its first produce took three
 //! handshakes); a closed connection is dropped and opened again; the coordinator is found
 //! again after NOT_COORDINATOR or a lost connection; a FindCoordinator v4+ answer without the
-//! key asked for is an error (the old one routed to broker 0, the top-level default).
+//! key asked for is an error (the old one routed to broker 0, the top-level default); a
+//! Metadata answer of REBOOTSTRAP_REQUIRED (KIP-1102) starts again from the bootstrap servers.
 
 mod common;
 
@@ -104,4 +105,22 @@ async fn find_coordinator_v4_without_the_key_is_an_error() {
     let error = cluster.coordinator(CoordinatorType::Group, "g").await.unwrap_err();
     assert!(matches!(&error, Error::Protocol(message) if message.contains("\"g\"")), "{error}");
     assert_eq!(peer.requests(ApiKey::FindCoordinator), 1, "a protocol error is not retried");
+}
+
+#[tokio::test]
+async fn rebootstrap_required_reconnects_through_the_bootstrap_servers() {
+    let peer = Peer::start(Mode::Serve, Options::default()).await;
+    let cluster = cluster(&peer).await;
+    peer.rebootstrap_next(1);
+    cluster.refresh(&["t"]).await.unwrap();
+    assert_eq!(peer.metadata_topics(), [None, Some("t".into()), Some("t".into())], "asked again after the rebootstrap");
+    assert_eq!(peer.accepted(), 2, "a new connection to the bootstrap server");
+    cluster.leader("t", 0).await.unwrap().send(MetadataRequest::default()).await.unwrap();
+    cluster.any().await.unwrap().send(MetadataRequest::default()).await.unwrap();
+    assert_eq!(peer.accepted(), 2, "the new connection is kept and serves the broker");
+
+    // A broker that keeps asking is an error, not a loop.
+    peer.rebootstrap_next(2);
+    let error = cluster.refresh(&["t"]).await.unwrap_err();
+    assert!(matches!(&error, Error::Broker { code: ErrorCode::REBOOTSTRAP_REQUIRED, .. }), "{error}");
 }

@@ -41,8 +41,8 @@ async fn client(kafka: &Kafka) -> Client {
 async fn negotiates_with_kafka_4_4() {
     let Some(kafka) = kafka() else { return };
     let client = client(kafka).await;
-    // Our newest ApiVersions (v4 in the corpus) is one Kafka 4.4 knows: no fallback.
-    assert_eq!(client.api_versions_version(), 4);
+    // Our newest ApiVersions (v5 in Kafka 4.4.0's schemas) is one Kafka 4.4 knows: no fallback.
+    assert_eq!(client.api_versions_version(), 5);
     let answer = client.api_versions();
     assert_eq!(answer.error_code, ErrorCode::NONE);
     assert!(answer.api_keys.len() > 50, "Kafka 4.4 offers {} APIs", answer.api_keys.len());
@@ -55,8 +55,8 @@ async fn negotiates_with_kafka_4_4() {
         "{:?}",
         range(ApiKey::Fetch)
     );
-    assert_eq!(client.version_of(ApiKey::Produce), Some(11), "our newest Produce");
-    assert_eq!(client.version_of(ApiKey::Fetch), Some(17), "our newest Fetch");
+    assert_eq!(client.version_of(ApiKey::Produce), Some(13), "our newest Produce (topic ids)");
+    assert_eq!(client.version_of(ApiKey::Fetch), Some(18), "our newest Fetch");
     // An API Kafka 4.x retired is not negotiated.
     assert_eq!(client.version_of(ApiKey::LeaderAndIsr), None);
     let metadata = client.send(MetadataRequest::default()).await.unwrap();
@@ -96,7 +96,7 @@ async fn kip_511_fallback_when_the_broker_does_not_know_the_version() {
     // The client does the same and retries at the newest version both know.
     let config = ClientConfig { first_api_versions_version: Some(100), ..ClientConfig::default() };
     let client = Client::connect(kafka.plaintext(), config).await.unwrap();
-    assert_eq!(client.api_versions_version(), 4);
+    assert_eq!(client.api_versions_version(), 5);
     client.send(MetadataRequest::default()).await.unwrap();
 }
 
@@ -221,7 +221,7 @@ async fn produce_in_every_codec_then_fetch_and_list_offsets() {
     for (codec, tag) in codecs {
         let records = batch(codec, 50, tag);
         expected.extend(records.to_vec(Default::default()).unwrap());
-        let response = client.send(produce_request(topic, 0, records, -1)).await.unwrap();
+        let response = client.send(produce_request(topic, topic_id, 0, records, -1)).await.unwrap();
         let p = &response.responses[0].partition_responses[0];
         assert_eq!(p.error_code, ErrorCode::NONE, "{tag}: {:?}", p.error_message);
         assert_eq!(p.base_offset, (expected.len() - 50) as i64, "{tag}");
@@ -279,7 +279,8 @@ async fn acks_zero_returns_without_a_response_and_the_data_arrives() {
     let client = client(kafka).await;
     let topic = "acks-zero";
     let topic_id = create_topic(&client, topic, 1).await;
-    let response = client.send(produce_request(topic, 0, batch(Compression::None, 10, "a0"), 0)).await.unwrap();
+    let response =
+        client.send(produce_request(topic, topic_id, 0, batch(Compression::None, 10, "a0"), 0)).await.unwrap();
     assert!(response.responses.is_empty(), "no response exists for acks = 0");
     // The connection stays in step: the next request's response is its own.
     let mut fetched = 0;
@@ -408,14 +409,14 @@ async fn a_throttled_client_reports_the_quota_and_waits_it_out() {
     let answer = admin.send(quota).await.unwrap();
     assert!(answer.entries.iter().all(|e| e.error_code == ErrorCode::NONE), "{answer:?}");
     let topic = "throttled";
-    create_topic(&admin, topic, 1).await;
+    let topic_id = create_topic(&admin, topic, 1).await;
 
     let throttled = Client::connect(kafka.plaintext(), ClientConfig::default().client_id(&client_id)).await.unwrap();
     // Quotas reach the broker's cache shortly after the controller takes them: produce until
     // one answer is throttled (about 26 KB a round against 2 KiB/s over Kafka's window of about 11 s).
     let mut throttle_ms = 0;
     for round in 0..20 {
-        let request = produce_request(topic, 0, batch(Compression::None, 300, &format!("t{round}")), -1);
+        let request = produce_request(topic, topic_id, 0, batch(Compression::None, 300, &format!("t{round}")), -1);
         let sent = throttled.send_kind(request.into(), throttled.version_of(ApiKey::Produce).unwrap()).await.unwrap();
         let received = sent.expect("acks=-1 is answered");
         throttle_ms = received.throttle_time_ms().expect("Produce v1+ has throttle_time_ms");
@@ -448,7 +449,7 @@ async fn tls_to_the_ssl_listener() {
     let topic_id = create_topic(&client, topic, 1).await;
     let records = batch(Compression::Zstd, 100, "tls");
     let expected = records.to_vec(Default::default()).unwrap();
-    let response = client.send(produce_request(topic, 0, records, -1)).await.unwrap();
+    let response = client.send(produce_request(topic, topic_id, 0, records, -1)).await.unwrap();
     assert_eq!(response.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
 
     let cluster =

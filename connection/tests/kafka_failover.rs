@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use kafka_wire::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
 use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 use kafka_wire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest};
-use kafka_wire::{ErrorCode, Records, Uuid};
+use kafka_wire::{ErrorCode, Records};
 use kafka_wire_connection::{requests, ClientConfig, Cluster};
 use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
 use kafka_wire_test_support::Kafka;
@@ -87,12 +87,12 @@ async fn killing_the_leader_loses_nothing_acknowledged() {
     // Read everything back from the new leader (a retried batch may be there twice: these
     // batches are not idempotent; what matters is that nothing acknowledged is missing).
     let client = cluster.leader(TOPIC, 0).await.unwrap();
+    let topic_id = cluster.topic_id(TOPIC).await.unwrap();
     let mut seen = BTreeSet::new();
     let mut offset = 0;
     loop {
-        let request = FetchRequest { max_wait_ms: 100, ..requests::fetch(TOPIC, Uuid::default(), 0, offset) };
-        // Fetch v12 names the topic (v13+ would need its id).
-        let response = client.send_at(request, 12).await.unwrap();
+        let request = FetchRequest { max_wait_ms: 100, ..requests::fetch(TOPIC, topic_id, 0, offset) };
+        let response = client.send(request).await.unwrap();
         let partition = &response.responses[0].partitions[0];
         assert_eq!(partition.error_code, ErrorCode::NONE);
         let mut progressed = false;

@@ -13,7 +13,7 @@ use kafka_wire_test_support::Kafka;
 use serde_json::Value;
 
 mod common;
-use common::{batch, create_topic, fetch_request, produce_request, Transactional};
+use common::{batch, create_topic, fetch_request, produce_request, Transactional, TxnProtocol};
 
 fn kafka() -> Option<&'static Kafka> {
     static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
@@ -54,7 +54,7 @@ async fn kafkas_java_consumer_reads_every_record_we_wrote() {
     let Some(kafka) = kafka() else { return };
     let client = Client::connect(kafka.plaintext(), ClientConfig::default()).await.unwrap();
     let topic = "rust-to-java";
-    create_topic(&client, topic, 1).await;
+    let topic_id = create_topic(&client, topic, 1).await;
     let mut ours: Vec<Seen> = Vec::new();
     for (codec, tag) in [
         (Compression::None, "none"),
@@ -65,7 +65,7 @@ async fn kafkas_java_consumer_reads_every_record_we_wrote() {
     ] {
         let records = batch(codec, 40, tag);
         ours.extend(seen(&records));
-        let answer = client.send(produce_request(topic, 0, records, -1)).await.unwrap();
+        let answer = client.send(produce_request(topic, topic_id, 0, records, -1)).await.unwrap();
         assert_eq!(answer.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
     }
     let theirs = java_consume(kafka, topic, ours.len(), "read_uncommitted");
@@ -148,16 +148,17 @@ async fn kafkas_java_consumer_in_read_committed_sees_exactly_our_committed_trans
     let cluster = Cluster::connect(&[&kafka.bootstrap()], ClientConfig::default()).await.unwrap();
     let client = cluster.any().await.unwrap();
     let topic = "rust-transactions-for-java";
-    create_topic(&client, topic, 1).await;
-    let mut txn = Transactional::init(&cluster, "rust-txn-for-java").await;
+    let topic_id = create_topic(&client, topic, 1).await;
+    // Transactions v2, as Kafka 4.4's own producer runs them.
+    let mut txn = Transactional::init_with(&cluster, "rust-txn-for-java", TxnProtocol::V2).await;
     let mut expected: Vec<Seen> = Vec::new();
     for (commit, tag) in [(true, "first"), (false, "dropped"), (true, "second")] {
         txn.begin(&cluster, topic).await;
-        let request = txn.produce(topic, Compression::Snappy, 7, tag);
+        let request = txn.produce(topic, topic_id, Compression::Snappy, 7, tag);
         if commit {
             expected.extend(seen(request.topic_data[0].partition_data[0].records.as_ref().unwrap()));
         }
-        let produced = client.send(request).await.unwrap();
+        let produced = client.send_at(request, txn.produce_version(&client)).await.unwrap();
         assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
         txn.end(commit).await;
     }

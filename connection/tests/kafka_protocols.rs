@@ -1,5 +1,5 @@
 //! Kafka 4.4's stateful protocols through the connection, against a real broker (one combined
-//! node shared by this file's tests): idempotent produce, transactions, the classic group
+//! node shared by this file's tests): idempotent produce, transactions (v1, and KIP-890's v2), the classic group
 //! protocol and KIP-848's consumer groups.
 
 use std::sync::OnceLock;
@@ -22,7 +22,7 @@ use kafka_wire_records::{BatchOptions, Compression, RecordsExt};
 use kafka_wire_test_support::Kafka;
 
 mod common;
-use common::{batch_with, create_topic, fetch_request, init_producer_id, produce_request, Transactional};
+use common::{batch_with, create_topic, fetch_request, init_producer_id, produce_request, Transactional, TxnProtocol};
 
 fn kafka() -> Option<&'static Kafka> {
     static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
@@ -58,17 +58,17 @@ async fn idempotent_produce_answers_a_resent_batch_once_and_refuses_a_gap() {
     assert!(producer.0 >= 0);
 
     let first = batch(producer, 0, 5, "a");
-    let answer = client.send(produce_request(topic, 0, first.clone(), -1)).await.unwrap();
+    let answer = client.send(produce_request(topic, topic_id, 0, first.clone(), -1)).await.unwrap();
     let p = &answer.responses[0].partition_responses[0];
     assert_eq!((p.error_code, p.base_offset), (ErrorCode::NONE, 0), "{:?}", p.error_message);
     // The same batch again: acknowledged with the first offset, written once.
-    let answer = client.send(produce_request(topic, 0, first, -1)).await.unwrap();
+    let answer = client.send(produce_request(topic, topic_id, 0, first, -1)).await.unwrap();
     let p = &answer.responses[0].partition_responses[0];
     assert_eq!((p.error_code, p.base_offset), (ErrorCode::NONE, 0), "a duplicate is answered as the original");
     // The next sequence is 5; 7 leaves a gap.
-    let gap = client.send(produce_request(topic, 0, batch(producer, 7, 1, "gap"), -1)).await.unwrap();
+    let gap = client.send(produce_request(topic, topic_id, 0, batch(producer, 7, 1, "gap"), -1)).await.unwrap();
     assert_eq!(gap.responses[0].partition_responses[0].error_code, ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER);
-    let next = client.send(produce_request(topic, 0, batch(producer, 5, 2, "b"), -1)).await.unwrap();
+    let next = client.send(produce_request(topic, topic_id, 0, batch(producer, 5, 2, "b"), -1)).await.unwrap();
     assert_eq!(next.responses[0].partition_responses[0].base_offset, 5);
 
     let fetched = fetch(&client, topic, topic_id, 0).await;
@@ -86,18 +86,35 @@ async fn idempotent_produce_answers_a_resent_batch_once_and_refuses_a_gap() {
 
 #[tokio::test]
 async fn a_committed_and_an_aborted_transaction() {
-    let Some(kafka) = kafka() else { return };
+    committed_aborted_committed(TxnProtocol::V1, "transactions", "kafka-wire-txn").await;
+}
+
+/// Transactions v2 (KIP-890) as Kafka 4.4 runs them: no AddPartitionsToTxn (Produce v12+ adds
+/// the partition), EndTxn v5, and a new epoch after every transaction.
+#[tokio::test]
+async fn transactions_v2_add_partitions_implicitly_and_bump_the_epoch_at_every_end() {
+    let epochs = committed_aborted_committed(TxnProtocol::V2, "transactions-v2", "kafka-wire-txn-v2").await;
+    assert!(epochs.windows(2).all(|w| w[1] == w[0] + 1), "one epoch more at every EndTxn: {epochs:?}");
+}
+
+/// A committed, an aborted and a committed transaction of 3 records each to a new topic in
+/// `protocol`; then read_committed sees the two committed ones, and Kafka names the aborted
+/// one. Returns the producer's epoch at the start and after each transaction.
+async fn committed_aborted_committed(protocol: TxnProtocol, topic: &str, transactional_id: &str) -> Vec<i16> {
+    let Some(kafka) = kafka() else { return Vec::new() };
     let cluster = Cluster::connect(&[&kafka.bootstrap()], ClientConfig::default()).await.unwrap();
     let client = cluster.any().await.unwrap();
-    let topic = "transactions";
     let topic_id = create_topic(&client, topic, 1).await;
-    let mut txn = Transactional::init(&cluster, "kafka-wire-txn").await;
+    let mut txn = Transactional::init_with(&cluster, transactional_id, protocol).await;
     let producer_id = txn.producer.0.get();
+    let mut epochs = vec![txn.producer.1];
     for (commit, tag) in [(true, "committed"), (false, "aborted"), (true, "committed-again")] {
         txn.begin(&cluster, topic).await;
-        let produced = client.send(txn.produce(topic, Compression::Lz4, 3, tag)).await.unwrap();
+        let request = txn.produce(topic, topic_id, Compression::Lz4, 3, tag);
+        let produced = client.send_at(request, txn.produce_version(&client)).await.unwrap();
         assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE, "{tag}");
         txn.end(commit).await;
+        epochs.push(txn.producer.1);
     }
 
     // read_committed: the stable offset reaches the end once the markers are written; Kafka
@@ -131,6 +148,7 @@ async fn a_committed_and_an_aborted_transaction() {
     let expected = ["committed-key-0", "committed-key-1", "committed-key-2"];
     let again = ["committed-again-key-0", "committed-again-key-1", "committed-again-key-2"];
     assert_eq!(committed, [&expected[..], &again[..]].concat());
+    epochs
 }
 
 #[tokio::test]
@@ -139,7 +157,7 @@ async fn the_classic_group_protocol_end_to_end() {
     let cluster = Cluster::connect(&[&kafka.bootstrap()], ClientConfig::default()).await.unwrap();
     let admin = cluster.any().await.unwrap();
     let topic = "classic-group";
-    create_topic(&admin, topic, 2).await;
+    let topic_id = create_topic(&admin, topic, 2).await;
     let group = "kafka-wire-classic";
     let coordinator = cluster.coordinator(CoordinatorType::Group, group).await.unwrap();
     let join = |member_id: String| JoinGroupRequest {
@@ -198,8 +216,10 @@ async fn the_classic_group_protocol_end_to_end() {
         group_id: group.into(),
         generation_id_or_member_epoch: generation,
         member_id: member.as_str().into(),
+        // OffsetCommit and OffsetFetch v10 (Kafka 4.4) name topics by id, earlier ones by name.
         topics: vec![OffsetCommitRequestTopic {
             name: topic.into(),
+            topic_id,
             partitions: [(0, 42), (1, 7)]
                 .map(|(partition_index, committed_offset)| OffsetCommitRequestPartition {
                     partition_index,
@@ -222,6 +242,7 @@ async fn the_classic_group_protocol_end_to_end() {
                 group_id: group.into(),
                 topics: Some(vec![OffsetFetchRequestTopics {
                     name: topic.into(),
+                    topic_id,
                     partition_indexes: vec![0, 1].into(),
                     ..Default::default()
                 }]),

@@ -79,14 +79,25 @@ pub fn batch(compression: Compression, n: usize, tag: &str) -> Records {
     batch_with(BatchOptions::new(2, compression), n, tag)
 }
 
-/// Produce `records` to partition 0 of `topic`, or partition `partition`.
-pub fn produce_request(topic: &str, partition: i32, records: Records, acks: i16) -> ProduceRequest {
-    requests::produce(topic, partition, records, acks, Duration::from_secs(30))
+/// Produce `records` to `topic`'s `partition` (by name and id, so any version fits).
+pub fn produce_request(topic: &str, topic_id: Uuid, partition: i32, records: Records, acks: i16) -> ProduceRequest {
+    requests::produce(topic, topic_id, partition, records, acks, Duration::from_secs(30))
 }
 
 /// Fetch partition 0 of `topic` from `offset` (by name and id, so any version fits).
 pub fn fetch_request(topic: &str, topic_id: Uuid, offset: i64, isolation_level: i8) -> FetchRequest {
     FetchRequest { max_wait_ms: 200, isolation_level, ..requests::fetch(topic, topic_id, 0, offset) }
+}
+
+/// Which transaction protocol a [`Transactional`] producer speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnProtocol {
+    /// Transactions v1: AddPartitionsToTxn before the first batch to a partition, Produce up to
+    /// v11, EndTxn v4, one epoch for the producer's life.
+    V1,
+    /// Transactions v2 (KIP-890): Produce v12 and later add the partition themselves, and EndTxn
+    /// v5 bumps the epoch at the end of every transaction and returns it.
+    V2,
 }
 
 /// A transactional producer on partition 0 of one topic: its coordinator, id and epoch, and
@@ -95,12 +106,18 @@ pub struct Transactional {
     pub txn: String,
     pub coordinator: Client,
     pub producer: (ProducerId, i16),
+    pub protocol: TxnProtocol,
     sequence: i32,
 }
 
 impl Transactional {
-    /// InitProducerId for `txn` at its coordinator.
+    /// InitProducerId for `txn` at its coordinator, for transactions v1.
     pub async fn init(cluster: &Cluster, txn: &str) -> Transactional {
+        Transactional::init_with(cluster, txn, TxnProtocol::V1).await
+    }
+
+    /// InitProducerId for `txn` at its coordinator, for `protocol`'s transactions.
+    pub async fn init_with(cluster: &Cluster, txn: &str, protocol: TxnProtocol) -> Transactional {
         let coordinator = cluster.coordinator(CoordinatorType::Transaction, txn).await.unwrap();
         let init = InitProducerIdRequest {
             transactional_id: Some(txn.into()),
@@ -108,16 +125,41 @@ impl Transactional {
             ..Default::default()
         };
         let init = init_producer_id(cluster, &coordinator, init).await;
-        Transactional { txn: txn.into(), coordinator, producer: (init.producer_id, init.producer_epoch), sequence: 0 }
+        let producer = (init.producer_id, init.producer_epoch);
+        Transactional { txn: txn.into(), coordinator, producer, protocol, sequence: 0 }
     }
 
-    /// Starts a transaction on partition 0 of `topic`.
+    /// Starts a transaction on partition 0 of `topic`: AddPartitionsToTxn in v1; nothing in
+    /// v2, where the first Produce adds the partition.
     pub async fn begin(&self, cluster: &Cluster, topic: &str) {
-        add_partition(cluster, &self.coordinator, &self.txn, self.producer, topic).await;
+        if self.protocol == TxnProtocol::V1 {
+            add_partition(cluster, &self.coordinator, &self.txn, self.producer, topic).await;
+        }
     }
 
-    /// The produce request of this producer's next batch: `n` records in `compression`.
-    pub fn produce(&mut self, topic: &str, compression: Compression, n: usize, tag: &str) -> ProduceRequest {
+    /// The Produce version this producer's batches go at on `client`: the newest both sides
+    /// know, kept below v12 (KIP-890's) in v1.
+    pub fn produce_version(&self, client: &Client) -> i16 {
+        let newest = client.version_of(ApiKey::Produce).expect("the broker offers Produce");
+        match self.protocol {
+            TxnProtocol::V1 => newest.min(11),
+            TxnProtocol::V2 => {
+                assert!(newest >= 12, "transactions v2 need Produce v12, the broker offers v{newest}");
+                newest
+            }
+        }
+    }
+
+    /// The produce request of this producer's next batch to `topic` (whose id is `topic_id`):
+    /// `n` records in `compression`.
+    pub fn produce(
+        &mut self,
+        topic: &str,
+        topic_id: Uuid,
+        compression: Compression,
+        n: usize,
+        tag: &str,
+    ) -> ProduceRequest {
         let options = BatchOptions {
             producer_id: self.producer.0.get(),
             producer_epoch: self.producer.1,
@@ -127,12 +169,33 @@ impl Transactional {
         };
         self.sequence += n as i32;
         let records = batch_with(options, n, tag);
-        ProduceRequest { transactional_id: Some(self.txn.as_str().into()), ..produce_request(topic, 0, records, -1) }
+        ProduceRequest {
+            transactional_id: Some(self.txn.as_str().into()),
+            ..produce_request(topic, topic_id, 0, records, -1)
+        }
     }
 
-    /// Commits or aborts the transaction.
-    pub async fn end(&self, commit: bool) {
-        end_transaction(&self.coordinator, &self.txn, self.producer, commit).await;
+    /// Commits or aborts the transaction. In v2 the coordinator answers with the producer's
+    /// next epoch, and the sequence starts again from 0 under it.
+    pub async fn end(&mut self, commit: bool) {
+        let end = EndTxnRequest {
+            transactional_id: self.txn.as_str().into(),
+            producer_id: self.producer.0,
+            producer_epoch: self.producer.1,
+            committed: commit,
+            ..Default::default()
+        };
+        let version = match self.protocol {
+            TxnProtocol::V1 => 4,
+            TxnProtocol::V2 => 5,
+        };
+        let ended = self.coordinator.send_at(end, version).await.unwrap();
+        assert_eq!(ended.error_code, ErrorCode::NONE, "EndTxn v{version} committed={commit}");
+        if self.protocol == TxnProtocol::V2 {
+            assert_eq!(ended.producer_id, self.producer.0, "the producer id stays");
+            self.producer.1 = ended.producer_epoch;
+            self.sequence = 0;
+        }
     }
 }
 
@@ -186,18 +249,4 @@ pub async fn add_partition(
         })
         .await
         .unwrap();
-}
-
-/// EndTxn at version 4: the transaction protocol that goes with Produce v11 (v5 goes with
-/// KIP-890's Produce v12).
-pub async fn end_transaction(coordinator: &Client, txn: &str, producer: (ProducerId, i16), commit: bool) {
-    let end = EndTxnRequest {
-        transactional_id: txn.into(),
-        producer_id: producer.0,
-        producer_epoch: producer.1,
-        committed: commit,
-        ..Default::default()
-    };
-    let ended = coordinator.send_at(end, 4).await.unwrap();
-    assert_eq!(ended.error_code, ErrorCode::NONE, "EndTxn committed={commit}");
 }

@@ -88,6 +88,8 @@ struct Inner {
     requests: Mutex<HashMap<ApiKey, usize>>,
     /// Each request's api and the first topic it names (Metadata), in arrival order.
     log: Mutex<Vec<(ApiKey, Option<String>)>>,
+    /// How many of the next Metadata requests are answered REBOOTSTRAP_REQUIRED (KIP-1102).
+    rebootstraps: AtomicUsize,
 }
 
 /// A scripted broker listening on 127.0.0.1.
@@ -106,6 +108,7 @@ impl Peer {
             accepted: AtomicUsize::new(0),
             requests: Mutex::new(HashMap::new()),
             log: Mutex::new(Vec::new()),
+            rebootstraps: AtomicUsize::new(0),
         });
         let shared = inner.clone();
         tokio::spawn(async move {
@@ -133,6 +136,12 @@ impl Peer {
     /// How the next requests are answered, on every connection.
     pub fn set(&self, mode: Mode) {
         *self.inner.mode.lock().unwrap() = mode;
+    }
+
+    /// Answers the next `n` Metadata requests with REBOOTSTRAP_REQUIRED, as a broker that
+    /// finds the client's view of the cluster stale does (KIP-1102, Metadata v13).
+    pub fn rebootstrap_next(&self, n: usize) {
+        self.inner.rebootstraps.store(n, Ordering::SeqCst);
     }
 
     pub fn accepted(&self) -> usize {
@@ -247,7 +256,7 @@ fn answer(request: &RequestFrame, inner: &Inner) -> Option<ResponseKind> {
         RequestKind::ApiVersions(_) => {
             let apis = [
                 (ApiKey::Produce, 3, 9),
-                (ApiKey::Metadata, 0, 12),
+                (ApiKey::Metadata, 0, 13),
                 (ApiKey::FindCoordinator, 0, 4),
                 (ApiKey::SaslHandshake, 0, 1),
                 (ApiKey::ApiVersions, 0, 3),
@@ -263,6 +272,11 @@ fn answer(request: &RequestFrame, inner: &Inner) -> Option<ResponseKind> {
                 })
                 .collect();
             ApiVersionsResponse { api_keys, ..Default::default() }.into()
+        }
+        RequestKind::Metadata(_)
+            if inner.rebootstraps.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() =>
+        {
+            MetadataResponse { error_code: ErrorCode::REBOOTSTRAP_REQUIRED, ..Default::default() }.into()
         }
         RequestKind::Metadata(m) => {
             let topics = m

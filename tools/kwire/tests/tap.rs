@@ -335,11 +335,13 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
         for name in [topic, "java-through-the-tap"] {
             cluster.with_leader(name, 0, |_| async { Ok(()) }).await.unwrap();
         }
+        let topic_id = cluster.topic_id(topic).await.unwrap();
         for codec in [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
             let mut batch = BatchBuilder::new(BatchOptions::new(2, codec)).unwrap();
             batch.append(0, Some(b"k"), Some(b"v"), &[]).unwrap();
             let records = kafka_wire::Records::from_bytes(batch.build().unwrap());
-            let request = kafka_wire_connection::requests::produce(topic, 0, records, -1, Duration::from_secs(30));
+            let request =
+                kafka_wire_connection::requests::produce(topic, topic_id, 0, records, -1, Duration::from_secs(30));
             let produced = client.send(request).await.unwrap();
             assert_eq!(produced.responses[0].partition_responses[0].error_code, kafka_wire::ErrorCode::NONE);
         }
@@ -350,9 +352,8 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
 
     // Kafka's own Java admin client (create, describe, alter configs, add a partition, list
     // offsets, delete), producer (each codec, a committed and an aborted transaction) and
-    // consumer (read_committed). Kafka 4.4's client opens with ApiVersions v5, which the tap
-    // answers as KIP-511 says; it then asks at v4, and the clamped answer keeps it on versions
-    // the tap decodes.
+    // consumer (read_committed), each at the versions it chooses: this build speaks Kafka
+    // 4.4.0's schemas, so nothing is clamped.
     let java_topic = "java-through-the-tap";
     let admin = kafka_wire_test_support::kafka::java_client(&["admin", &tap.addr(), "java-admin-through-the-tap", "2"])
         .unwrap();
@@ -490,11 +491,9 @@ fn env_or_skip(var: &str) -> Option<std::ffi::OsString> {
     value
 }
 
-/// `kwire tap --reencode --clamp-versions` in front of `kafka`, explaining with the corpus.
+/// `kwire tap --reencode` in front of `kafka`, naming fields with Kafka 4.4.0's schemas. No
+/// `--clamp-versions`: clients talk to Kafka 4.4 at the versions they choose.
 fn reencoding_tap(kafka: &kafka_wire_test_support::Kafka) -> Tap {
     let schemas = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
-    Tap::start(
-        &kafka.plaintext().to_string(),
-        &["--reencode", "--clamp-versions", "--schemas", schemas.to_str().unwrap()],
-    )
+    Tap::start(&kafka.plaintext().to_string(), &["--reencode", "--schemas", schemas.to_str().unwrap()])
 }

@@ -89,7 +89,7 @@ fn api_versions_request(correlation: i32) -> Vec<u8> {
 /// `count` Produce v9 requests with acks=0 from correlation id `first` on, as one buffer.
 fn acks_0_produces(first: i32, count: usize) -> Vec<u8> {
     let records = Records::from_bytes(Bytes::from(vec![b'r'; 100]));
-    let body = requests::produce("fire-and-forget", 0, records, 0, Duration::from_secs(5));
+    let body = requests::produce("fire-and-forget", Default::default(), 0, records, 0, Duration::from_secs(5));
     let mut out = BytesMut::new();
     for correlation in (first..).take(count) {
         RequestFrame::new(body.clone(), 9, correlation, Some("tap-bounded")).encode(&mut out).unwrap();
