@@ -27,7 +27,7 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 kwire="${KWIRE:-$target/release/kwire}"
 broker="${KWIRE_BROKER:-$target/release/kwire-broker}"
 if [ ! -x "$kwire" ] || [ ! -x "$broker" ]; then
-    (cd "$root" && cargo build --release -p kafka-wire-kwire -p kafka-wire-broker --bins)
+    (cd "$root" && cargo build --release -p kafka-wire-07-kwire -p kafka-wire-07-broker --bins)
 fi
 messages="${MESSAGES:-500000}"
 port="${PORT:-19092}"

@@ -4,7 +4,7 @@
 #![no_main]
 
 use bytes::Bytes;
-use kafka_wire_legacy::{validate_message_set, DecodeLimits, DeepIter, Request};
+use kafka_wire_07::{validate_message_set, DecodeLimits, DeepIter, Request};
 use libfuzzer_sys::fuzz_target;
 
 const LIMITS: DecodeLimits = DecodeLimits { max_depth: 4, max_decompressed_bytes: 4 << 20 };

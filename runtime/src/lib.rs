@@ -1,6 +1,6 @@
 //! Runtime for kafka-wire: the wire primitives and traits that generated Kafka messages call,
 //! and nothing else. Record batches and their codecs are `kafka-wire-records`; Kafka 0.7's
-//! protocol and log are `kafka-wire-legacy`; ZooKeeper data is `kafka-wire-zk`.
+//! protocol and log are `kafka-wire-07`; ZooKeeper data is `kafka-wire-zk`.
 // No unsafe code except one audited line: `StrBytes::as_str` skips re-checking UTF-8 that its
 // constructors already checked.
 #![deny(unsafe_code)]

@@ -5,7 +5,7 @@
 //! tests against another build), else `<target dir>/<profile>/kwire-broker` next to the running
 //! test executable (`target/debug/deps/..` → `target/debug/kwire-broker`). Cargo builds a
 //! package's binaries only for that package's own tests, so build it first:
-//! `cargo build -p kafka-wire-broker` (same `CARGO_TARGET_DIR` and profile as the tests).
+//! `cargo build -p kafka-wire-07-broker` (same `CARGO_TARGET_DIR` and profile as the tests).
 
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The `kwire-broker` executable (see the module docs).
 pub fn kwire_broker_bin() -> PathBuf {
-    sibling_binary("kwire-broker", "KWIRE_BROKER_BIN", "kafka-wire-broker")
+    sibling_binary("kwire-broker", "KWIRE_BROKER_BIN", "kafka-wire-07-broker")
 }
 
 /// `$env_var` if set, else the binary `name` that cargo built next to the running test
@@ -157,7 +157,7 @@ impl BrokerProcess {
             .env(
                 "RUST_LOG",
                 format!(
-                    "{},kafka_wire_broker::server=info",
+                    "{},kafka_wire_07_broker::server=info",
                     std::env::var("KWIRE_TEST_LOG").unwrap_or_else(|_| "info".to_owned())
                 ),
             )

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use crate::broker::{sibling_binary, BrokerProcess};
 
-/// The `kwire` binary next to the running test (built by `cargo build -p kafka-wire-kwire`), or
+/// The `kwire` binary next to the running test (built by `cargo build -p kafka-wire-07-kwire`), or
 /// `$KWIRE_BIN`.
 pub fn kwire_bin() -> PathBuf {
-    sibling_binary("kwire", "KWIRE_BIN", "kafka-wire-kwire")
+    sibling_binary("kwire", "KWIRE_BIN", "kafka-wire-07-kwire")
 }
 
 /// Runs `kwire` with `args`, feeding `stdin`; panics with its stderr if it fails.

@@ -6,8 +6,8 @@ use std::io::Write;
 
 use kafka_wire_test_support::alloc::{peak_during, Counting};
 
-use kafka_wire_legacy::compression::decompress as legacy_decompress;
-use kafka_wire_legacy::Codec;
+use kafka_wire_07::compression::decompress as legacy_decompress;
+use kafka_wire_07::Codec;
 use kafka_wire_records::compression::decompress;
 use kafka_wire_records::Compression;
 

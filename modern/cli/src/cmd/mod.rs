@@ -1,0 +1,7 @@
+//! One module per subcommand: its arguments and its run function.
+
+pub mod perf;
+pub mod tap;
+
+/// What a subcommand returns; the error prints as one `kafka-wire: …` line.
+pub type CmdResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
