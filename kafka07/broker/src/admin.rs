@@ -20,9 +20,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use bytes::BytesMut;
+use kafka_wire_07::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
 use kafka_wire_generated::modify_topic_response::{ListedTopic, TopicConfig as ConfigEntry};
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
-use kafka_wire_07::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
 use kafka_wire_runtime::{Decode, Encode, ErrorCode as KafkaCode, StrBytes, TopicName};
 use tracing::{info, warn};
 

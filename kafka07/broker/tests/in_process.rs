@@ -6,8 +6,8 @@ use kafka_wire_test_support as common;
 use std::time::Duration;
 
 use common::*;
-use kafka_wire_07_broker::{Broker, BrokerConfig};
 use kafka_wire_07::log::TopicOverrides;
+use kafka_wire_07_broker::{Broker, BrokerConfig};
 
 #[test]
 fn live_topic_overrides_and_partition_counts_apply_at_once() {

@@ -13,9 +13,9 @@
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use kafka_wire_07::{Request, VersionedRequest, VersionedResponse};
 use kafka_wire_generated::modify_topic_request::TopicProperty;
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
-use kafka_wire_07::{Request, VersionedRequest, VersionedResponse};
 use kafka_wire_runtime::{Decode, Encode, StrBytes, TopicName};
 use kafka_wire_zk::{BrokerNode, Container, NodeKind, TypedValue, ZkDataError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

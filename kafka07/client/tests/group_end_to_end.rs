@@ -240,8 +240,11 @@ async fn load_every_message_once_within_the_group() {
         producers.push(tokio::spawn(async move {
             let mut config = ProducerConfig::new(Discovery::ZooKeeper(zkc));
             config.batch_size = 20;
-            config.codec =
-                [kafka_wire_07_client::Codec::None, kafka_wire_07_client::Codec::Gzip, kafka_wire_07_client::Codec::Snappy][p];
+            config.codec = [
+                kafka_wire_07_client::Codec::None,
+                kafka_wire_07_client::Codec::Gzip,
+                kafka_wire_07_client::Codec::Snappy,
+            ][p];
             let mut producer = Producer::new(config).await.expect("producer");
             let start = Instant::now();
             let mut i = 0u64;

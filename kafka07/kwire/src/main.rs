@@ -4,12 +4,12 @@
 
 //!
 //! This file only parses and dispatches: each subcommand owns its arguments and its run
-//! function in `cmd/`; `cluster`, `output`, `parse` and `progress` are leaf helpers they share.
+//! function in `cmd/`; `endpoints`, `output`, `parse` and `progress` are leaf helpers they share.
 
 #[macro_use]
 mod output;
-mod cluster;
 mod cmd;
+mod endpoints;
 mod parse;
 mod progress;
 
@@ -18,13 +18,13 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
-use cluster::{Cluster, CmdResult};
+use endpoints::{CmdResult, Endpoints};
 
 #[derive(Debug, Parser)]
 #[command(name = "kwire", version, about = "Kafka 0.7 client: produce, consume, offsets, topics, perf")]
 struct Cli {
     #[command(flatten)]
-    cluster: Cluster,
+    cluster: Endpoints,
     #[command(subcommand)]
     command: Command,
 }
@@ -48,7 +48,7 @@ enum Command {
 }
 
 impl Command {
-    async fn run(self, cluster: &Cluster) -> CmdResult {
+    async fn run(self, cluster: &Endpoints) -> CmdResult {
         match self {
             Command::Produce(a) => cmd::produce::run(cluster, a).await,
             Command::Consume(a) => cmd::consume::run(cluster, a).await,

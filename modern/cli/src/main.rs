@@ -36,7 +36,9 @@ fn main() -> ExitCode {
         Err(e)
             if matches!(
                 e.kind(),
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
             ) =>
         {
             e.exit()

@@ -9,9 +9,9 @@
 use std::path::PathBuf;
 
 use kafka_wire::messages::ApiKey;
-use kafka_wire_codegen::ir::MessageKind;
 use kafka_wire_07::message::{put_compressed_set, put_message_set};
 use kafka_wire_07::{Codec, FetchRequest, Magic, OffsetsRequest, ProduceRequest, Request};
+use kafka_wire_codegen::ir::MessageKind;
 use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
 use kafka_wire_tests::sample::{self, Mode, Rng};
 use kafka_wire_tests::SCHEMAS;

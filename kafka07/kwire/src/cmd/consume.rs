@@ -8,7 +8,7 @@ use kafka_wire_07_client::consumer::StartOffset;
 use kafka_wire_07_client::group::{GroupConfig, GroupConsumer, OffsetReset};
 use kafka_wire_07_client::{ClientError, ReceiveBuffer};
 
-use crate::cluster::{partition_consumer, single_broker, Cluster, CmdResult};
+use crate::endpoints::{partition_consumer, single_broker, CmdResult, Endpoints};
 use crate::parse::{parse_partition, parse_receive_buffer, parse_start};
 use crate::progress::Progress;
 
@@ -73,7 +73,7 @@ impl LineOut {
     }
 }
 
-pub async fn run(cluster: &Cluster, a: ConsumeArgs) -> CmdResult {
+pub async fn run(cluster: &Endpoints, a: ConsumeArgs) -> CmdResult {
     match &a.group {
         Some(group) => consume_group(cluster, group, &a).await,
         None => consume_partition(cluster, &a).await,
@@ -98,7 +98,7 @@ fn explain_consume_error(e: ClientError, a: &ConsumeArgs, consumed: u64) -> Box<
     }
 }
 
-async fn consume_partition(cluster: &Cluster, a: &ConsumeArgs) -> CmdResult {
+async fn consume_partition(cluster: &Endpoints, a: &ConsumeArgs) -> CmdResult {
     let partition = a.partition.unwrap_or(0);
     let (_, addr) = single_broker(cluster, &a.topic, partition).await?;
     let mut consumer = partition_consumer(&addr, &a.topic, partition, a.offset, a.fetch_size, a.receive_buffer).await?;
@@ -163,7 +163,7 @@ fn finish(progress: &mut Progress, interrupted: bool, count: u64, bytes: u64) {
     }
 }
 
-async fn consume_group(cluster: &Cluster, group: &str, a: &ConsumeArgs) -> CmdResult {
+async fn consume_group(cluster: &Endpoints, group: &str, a: &ConsumeArgs) -> CmdResult {
     let Some(zk) = &cluster.zookeeper else {
         return Err("--group needs --zookeeper (group members coordinate through ZooKeeper)".into());
     };

@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::Args;
 use kafka_wire_07_client::BrokerConnection;
 
-use crate::cluster::{single_broker, Cluster, CmdResult};
+use crate::endpoints::{single_broker, CmdResult, Endpoints};
 use crate::parse::{parse_partition, parse_time};
 
 #[derive(Debug, Args)]
@@ -22,7 +22,7 @@ pub struct OffsetsArgs {
     pub max: i32,
 }
 
-pub async fn run(cluster: &Cluster, a: OffsetsArgs) -> CmdResult {
+pub async fn run(cluster: &Endpoints, a: OffsetsArgs) -> CmdResult {
     let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
     let mut conn = BrokerConnection::connect(&addr).await?;
     let offsets = conn.offsets(&a.topic, a.partition, a.time, a.max).await?;

@@ -4,12 +4,12 @@ use std::io::BufRead;
 use std::path::PathBuf;
 
 use clap::Args;
+use kafka_wire_07::ErrorCode;
 use kafka_wire_07_client::producer::{Producer, ProducerConfig, Record};
 use kafka_wire_07_client::zk::ZkCluster;
 use kafka_wire_07_client::{BrokerConnection, ClientError, Magic};
-use kafka_wire_07::ErrorCode;
 
-use crate::cluster::{check_topic_name, discovery, single_broker, Cluster, CmdResult};
+use crate::endpoints::{check_topic_name, discovery, single_broker, CmdResult, Endpoints};
 use crate::parse::{parse_magic, parse_produce_partition, CompressionArg};
 use crate::progress::Progress;
 
@@ -40,7 +40,7 @@ pub struct ProduceArgs {
 /// Refuses a partition the topic does not have, where that can be known: from the counts in
 /// ZooKeeper, else by asking the broker (OFFSETS answers "wrong partition" for one outside the
 /// topic's count).
-async fn check_partition(cluster: &Cluster, topic: &str, partition: i32) -> CmdResult {
+async fn check_partition(cluster: &Endpoints, topic: &str, partition: i32) -> CmdResult {
     if let (Some(connect), true) = (&cluster.zookeeper, cluster.broker.is_empty()) {
         let counts = ZkCluster::connect(connect).await?.topic_partition_counts(topic).await?;
         if let Some(most) = counts.values().max().filter(|most| partition >= **most) {
@@ -77,7 +77,7 @@ fn explain_produce_error(e: ClientError) -> Box<dyn std::error::Error> {
     }
 }
 
-pub async fn run(cluster: &Cluster, a: ProduceArgs) -> CmdResult {
+pub async fn run(cluster: &Endpoints, a: ProduceArgs) -> CmdResult {
     check_topic_name(&a.topic)?;
     if let Some(p) = a.partition.filter(|p| *p >= 0) {
         check_partition(cluster, &a.topic, p).await?;

@@ -10,7 +10,7 @@ use kafka_wire_07_client::zk::ZkCluster;
 use kafka_wire_07_client::BrokerConnection;
 use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
 
-use crate::cluster::{Cluster, CmdResult, DEFAULT_BROKER};
+use crate::endpoints::{CmdResult, Endpoints, DEFAULT_BROKER};
 use crate::parse::{parse_partition_count, parse_setting};
 
 #[derive(Debug, Args)]
@@ -65,7 +65,7 @@ pub struct TopicAlterArgs {
 /// How long one ModifyTopic exchange may take (CREATE writes files on every broker).
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub async fn run(cluster: &Cluster, args: TopicsArgs) -> CmdResult {
+pub async fn run(cluster: &Endpoints, args: TopicsArgs) -> CmdResult {
     let command = args.command.unwrap_or(TopicsCommand::List);
     let (operation, topic, properties) = match command {
         TopicsCommand::List => return list(cluster).await,
@@ -106,7 +106,7 @@ fn alter_properties(a: &TopicAlterArgs) -> CmdResult<Vec<(String, Option<String>
 }
 
 /// To --broker, else to a live broker found through --zookeeper, else to the default broker.
-async fn send(cluster: &Cluster, req: &ModifyTopicRequest) -> CmdResult<ModifyTopicResponse> {
+async fn send(cluster: &Endpoints, req: &ModifyTopicRequest) -> CmdResult<ModifyTopicResponse> {
     if let Some(addr) = cluster.broker.first() {
         return Ok(admin::modify_topic(addr, req, ADMIN_TIMEOUT).await?);
     }
@@ -120,7 +120,7 @@ async fn send(cluster: &Cluster, req: &ModifyTopicRequest) -> CmdResult<ModifyTo
 }
 
 /// `kwire topics` against one broker (no ZooKeeper): its own topics, through ModifyTopic LIST.
-async fn broker_topics(cluster: &Cluster) -> CmdResult {
+async fn broker_topics(cluster: &Endpoints) -> CmdResult {
     let addr = cluster.broker.first().map_or(DEFAULT_BROKER, String::as_str);
     let req = admin::request("LIST", "", &[]);
     let resp = admin::modify_topic(addr, &req, Duration::from_secs(30)).await?;
@@ -143,7 +143,7 @@ async fn broker_topics(cluster: &Cluster) -> CmdResult {
 
 /// `kwire topics` with no subcommand: with ZooKeeper the brokers, topics and groups it knows,
 /// else the broker's own topics.
-async fn list(cluster: &Cluster) -> CmdResult {
+async fn list(cluster: &Endpoints) -> CmdResult {
     let Some(connect) = &cluster.zookeeper else {
         return broker_topics(cluster).await;
     };

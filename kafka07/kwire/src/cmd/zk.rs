@@ -5,7 +5,7 @@ use kafka_wire_07_client::admin::{self, WalkedNode};
 use kafka_wire_07_client::zk::ZkCluster;
 use kafka_wire_zk::TypedValue;
 
-use crate::cluster::{Cluster, CmdResult};
+use crate::endpoints::{CmdResult, Endpoints};
 
 #[derive(Debug, Subcommand)]
 pub enum ZkCommand {
@@ -17,7 +17,7 @@ pub enum ZkCommand {
     Check,
 }
 
-pub async fn run(cluster: &Cluster, command: ZkCommand) -> CmdResult {
+pub async fn run(cluster: &Endpoints, command: ZkCommand) -> CmdResult {
     let Some(connect) = &cluster.zookeeper else {
         return Err("zk reads ZooKeeper: give --zookeeper CONNECT".into());
     };

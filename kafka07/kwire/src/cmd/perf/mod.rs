@@ -13,14 +13,14 @@ use kafka_wire_07_client::{BrokerConnection, Codec};
 use clap::{Args, Subcommand};
 use kafka_wire_07_client::{Magic, ReceiveBuffer};
 
-use crate::cluster::{discovery, partition_consumer, single_broker, Cluster, CmdResult};
+use crate::endpoints::{discovery, partition_consumer, single_broker, CmdResult, Endpoints};
 use crate::parse::{parse_magic, parse_receive_buffer, parse_start, CompressionArg};
 use crate::progress::{interrupt_flag, Progress};
 use ceiling::{best_of, file_write, tcp_blast, BlastSource, Measured, ScratchFile, CEILING_RUNS};
 
 mod ceiling;
 
-pub async fn run(cluster: &Cluster, command: PerfCommand) -> CmdResult {
+pub async fn run(cluster: &Endpoints, command: PerfCommand) -> CmdResult {
     match command {
         PerfCommand::Produce(a) => produce(cluster, a).await,
         PerfCommand::Consume(a) => consume(cluster, a).await,
@@ -51,7 +51,7 @@ fn print_ceiling(name: &str, m: &Measured, ours: f64) {
     );
 }
 
-async fn produce(cluster: &Cluster, a: PerfProduceArgs) -> CmdResult {
+async fn produce(cluster: &Endpoints, a: PerfProduceArgs) -> CmdResult {
     let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
     let mut probe = BrokerConnection::connect(&addr).await?;
     let start_offset = probe.offset_at(&a.topic, a.partition, -1).await?;
@@ -203,7 +203,7 @@ fn rates_list(values: &[f64]) -> String {
 /// bests), the same statistic on every side. One blast writes a buffer that stays in the CPU
 /// cache; the other sends a file of the same size from the page cache with `sendfile`, the way
 /// the broker sends its log, so its bytes come from memory as the log's do.
-async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
+async fn consume(cluster: &Endpoints, a: PerfConsumeArgs) -> CmdResult {
     let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
     // Every pass starts at the same offset, even when `--offset latest` moves meanwhile.
     let first = a.offset.resolve(&mut BrokerConnection::connect(&addr).await?, &a.topic, a.partition).await?;
@@ -273,7 +273,7 @@ async fn consume(cluster: &Cluster, a: PerfConsumeArgs) -> CmdResult {
     Ok(())
 }
 
-async fn latency(cluster: &Cluster, a: PerfLatencyArgs) -> CmdResult {
+async fn latency(cluster: &Endpoints, a: PerfLatencyArgs) -> CmdResult {
     let (_, addr) = single_broker(cluster, &a.topic, a.partition).await?;
     let mut config = ProducerConfig::new(discovery(cluster));
     config.batch_size = 1;

@@ -2,11 +2,11 @@
 //! and finding the broker that serves a partition. A leaf module: it imports no subcommand.
 
 use clap::Args;
+use kafka_wire_07::{validate_new_topic, DEFAULT_MAX_TOPIC_NAME_LENGTH};
 use kafka_wire_07_client::consumer::{SimpleConsumer, StartOffset};
 use kafka_wire_07_client::producer::Discovery;
 use kafka_wire_07_client::zk::ZkCluster;
 use kafka_wire_07_client::{ClientError, ReceiveBuffer};
-use kafka_wire_07::{validate_new_topic, DEFAULT_MAX_TOPIC_NAME_LENGTH};
 
 /// What a subcommand returns; the error prints as one `kwire: …` line.
 pub type CmdResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
@@ -14,9 +14,10 @@ pub type CmdResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 /// Used when neither --broker nor --zookeeper is given.
 pub const DEFAULT_BROKER: &str = "127.0.0.1:9092";
 
-/// Where the cluster is. Without either, the broker at 127.0.0.1:9092 is used.
+/// Where the 0.7 cluster is (`--broker`, `--zookeeper`). Without either, the broker at
+/// 127.0.0.1:9092 is used.
 #[derive(Debug, Args, Clone)]
-pub struct Cluster {
+pub struct Endpoints {
     /// Broker address HOST:PORT (a comma-separated list for `produce`).
     #[arg(long, global = true, value_delimiter = ',', value_name = "HOST:PORT")]
     pub broker: Vec<String>,
@@ -33,7 +34,7 @@ pub struct Cluster {
     pub broker_id: Option<i32>,
 }
 
-pub fn discovery(cluster: &Cluster) -> Discovery {
+pub fn discovery(cluster: &Endpoints) -> Discovery {
     match (&cluster.zookeeper, cluster.broker.is_empty()) {
         (Some(zk), true) => Discovery::ZooKeeper(zk.clone()),
         (_, false) => Discovery::Static(cluster.broker.clone()),
@@ -44,7 +45,7 @@ pub fn discovery(cluster: &Cluster) -> Discovery {
 /// The broker serving `topic`-`partition`: --broker, else from ZooKeeper (--broker-id, or the
 /// lowest id that registered the topic with that partition, or the lowest live broker).
 /// Returns the broker id too (−1 when it is unknown).
-pub async fn single_broker(cluster: &Cluster, topic: &str, partition: i32) -> CmdResult<(i32, String)> {
+pub async fn single_broker(cluster: &Endpoints, topic: &str, partition: i32) -> CmdResult<(i32, String)> {
     if let Some(b) = cluster.broker.first() {
         return Ok((cluster.broker_id.unwrap_or(-1), b.clone()));
     }
