@@ -15,9 +15,11 @@ use kafka_wire::ErrorCode;
 
 use crate::error::Error;
 
-/// The `acks` of an encoded Produce body at `version`: after the transactional id from v3
-/// (a compact string from v9, the first flexible version), first before that.
-fn produce_acks(body: &[u8], version: i16) -> Option<i16> {
+/// The `acks` of an encoded Produce body (what follows the request header) at `version`: after
+/// the transactional id from v3 (a compact string from v9, the first flexible version), first
+/// before that; `None` when the body is too short to say. A proxy reads it before forwarding
+/// (acks = 0: no response will come), as [`Connection::send_encoded`] does.
+pub fn produce_acks(body: &[u8], version: i16) -> Option<i16> {
     let rest = match version {
         ..=2 => body,
         3..=8 => {

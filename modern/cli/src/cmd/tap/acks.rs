@@ -1,13 +1,10 @@
 //! A Produce request's `acks`, read from its first bytes before the frame goes on: the tap must
 //! know before forwarding whether a response will come (acks=0: none), and full decoding
-//! happens only after the bytes are on their way.
+//! happens only after the bytes are on their way. The body's rule is the connection's
+//! ([`kafka_wire_connection::produce_acks`]), written once.
 
 use kafka_wire::messages::{ApiKey, RequestHeader};
-use kafka_wire::runtime::wire::{get_i16, get_uvarint, take};
 use kafka_wire::{Bytes, Decode};
-
-/// Produce's first version with `TransactionalId` ahead of `Acks` (the schema: "versions 3+").
-const TRANSACTIONAL_ID_SINCE: i16 = 3;
 
 /// `acks` of a Produce request frame (size prefix included); `None` for other APIs and for
 /// frames too short or malformed to say.
@@ -18,16 +15,7 @@ pub fn produce_acks(frame: &Bytes) -> Option<i16> {
     }
     let mut buf = frame.get(4..).map(|_| frame.slice(4..))?;
     RequestHeader::decode(&mut buf, ApiKey::Produce.request_header_version(version)).ok()?;
-    if version >= TRANSACTIONAL_ID_SINCE {
-        let flexible = ApiKey::Produce.flexible_versions().is_some_and(|f| f.contains(version));
-        // A nullable string: compact (length + 1, 0 for null) in flexible versions, else i16 (-1).
-        let len =
-            if flexible { i64::from(get_uvarint(&mut buf).ok()?) - 1 } else { i64::from(get_i16(&mut buf).ok()?) };
-        if len > 0 {
-            take(&mut buf, usize::try_from(len).ok()?).ok()?;
-        }
-    }
-    get_i16(&mut buf).ok()
+    kafka_wire_connection::produce_acks(&buf, version)
 }
 
 #[cfg(test)]
@@ -35,6 +23,9 @@ mod tests {
     use super::*;
     use kafka_wire::messages::{ApiVersionsRequest, ProduceRequest, RequestFrame};
     use kafka_wire::BytesMut;
+
+    /// Produce's first version with `TransactionalId` ahead of `Acks` (the schema: "versions 3+").
+    const TRANSACTIONAL_ID_SINCE: i16 = 3;
 
     fn produce(version: i16, acks: i16, transactional_id: Option<&str>, client_id: Option<&str>) -> Bytes {
         let body = ProduceRequest { acks, transactional_id: transactional_id.map(Into::into), ..Default::default() };
