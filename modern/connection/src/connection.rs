@@ -14,6 +14,7 @@ use kafka_wire::messages::{
 use kafka_wire::ErrorCode;
 
 use crate::error::Error;
+use crate::frame::{BadSize, Framer, Piece};
 
 /// The `acks` of an encoded Produce body (what follows the request header) at `version`: after
 /// the transactional id from v3 (a compact string from v9, the first flexible version), first
@@ -92,7 +93,7 @@ pub struct Connection {
     next_correlation_id: i32,
     pending: HashMap<i32, Pending>,
     outgoing: BytesMut,
-    incoming: BytesMut,
+    incoming: Framer,
 }
 
 impl Connection {
@@ -105,7 +106,8 @@ impl Connection {
             next_correlation_id: 0,
             pending: HashMap::new(),
             outgoing: BytesMut::new(),
-            incoming: BytesMut::new(),
+            // A response holds at least its correlation id.
+            incoming: Framer::new(4, max_frame_size),
         }
     }
 
@@ -189,13 +191,13 @@ impl Connection {
 
     /// Takes bytes read from the socket.
     pub fn receive(&mut self, bytes: &[u8]) {
-        self.incoming.extend_from_slice(bytes);
+        self.incoming.extend(bytes);
     }
 
     /// How many bytes were received that are not yet a whole response. They grow only as
     /// bytes arrive: a frame's declared size reserves nothing.
     pub fn buffered(&self) -> usize {
-        self.incoming.len()
+        self.incoming.buffered()
     }
 
     /// How many requests wait for a response.
@@ -212,21 +214,15 @@ impl Connection {
     /// own ranges (KIP-511). Only such an answer is taken; any other body that fails at the
     /// version asked for is a decode error, not a version 0 answer read by luck.
     pub fn next_response(&mut self) -> Result<Option<Received>, Error> {
-        if self.incoming.len() < 4 {
-            return Ok(None);
-        }
-        let size = i32::from_be_bytes([self.incoming[0], self.incoming[1], self.incoming[2], self.incoming[3]]);
-        if size < 4 {
-            return Err(Error::BadFrameSize(size));
-        }
-        if size as usize > self.max_frame_size {
-            return Err(Error::FrameTooLarge { size: i64::from(size), max: self.max_frame_size });
-        }
-        let bytes = 4 + size as usize;
-        if self.incoming.len() < bytes {
-            return Ok(None);
-        }
-        let mut frame = self.incoming.split_to(bytes).freeze();
+        let mut frame = match self.incoming.next().map_err(|BadSize(size)| Error::BadFrameSize(size))? {
+            None => return Ok(None),
+            Some(Piece::Frame(frame)) => frame,
+            Some(Piece::Oversized { size }) => {
+                return Err(Error::FrameTooLarge { size: size as i64, max: self.max_frame_size })
+            }
+            Some(Piece::Rest { .. }) => return Err(Error::Protocol("bytes of a response over the frame limit".into())),
+        };
+        let bytes = frame.len();
         frame.advance(4);
         let correlation_id = i32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]);
         let Some(Pending { api, version }) = self.pending.remove(&correlation_id) else {

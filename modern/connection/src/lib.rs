@@ -26,6 +26,7 @@ pub mod cluster;
 mod config;
 mod connection;
 mod error;
+pub mod frame;
 mod handshake;
 pub mod requests;
 pub mod sasl;

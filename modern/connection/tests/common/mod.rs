@@ -7,10 +7,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
 use kafka_wire::messages::create_topics_request::CreatableTopic;
+use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
 use kafka_wire::messages::metadata_request::MetadataRequestTopic;
 use kafka_wire::messages::{
     AddPartitionsToTxnRequest, ApiKey, CreateTopicsRequest, EndTxnRequest, FetchRequest, InitProducerIdRequest,
-    InitProducerIdResponse, MetadataRequest, ProduceRequest,
+    InitProducerIdResponse, ListOffsetsRequest, MetadataRequest, ProduceRequest,
 };
 use kafka_wire::{ErrorCode, ProducerId, Records, Uuid};
 use kafka_wire_connection::cluster::CoordinatorType;
@@ -40,8 +41,11 @@ pub async fn create_topic(client: &Client, name: &str, partitions: i32) -> Uuid 
     topic.topic_id
 }
 
-/// Waits until Metadata names a leader for every partition of `topic`: CreateTopics answers
-/// before the broker leads them, and a produce in between gets NOT_LEADER_OR_FOLLOWER.
+/// Waits until every partition of `topic` takes writes on the broker `client` is connected to
+/// (a single-broker cluster): CreateTopics answers before the broker leads them, and a produce
+/// in between gets NOT_LEADER_OR_FOLLOWER. Metadata names a leader first (the broker's metadata
+/// cache learns of it before its replica manager does), so ListOffsets, which the replica
+/// manager answers, must succeed too.
 pub async fn wait_for_leaders(client: &Client, topic: &str) {
     let request = MetadataRequest {
         topics: Some(vec![MetadataRequestTopic { name: Some(topic.into()), ..Default::default() }]),
@@ -54,7 +58,27 @@ pub async fn wait_for_leaders(client: &Client, topic: &str) {
             && !t.partitions.is_empty()
             && t.partitions.iter().all(|p| p.error_code == ErrorCode::NONE && p.leader_id.get() >= 0)
         {
-            return;
+            let list = ListOffsetsRequest {
+                replica_id: (-1).into(),
+                topics: vec![ListOffsetsTopic {
+                    name: topic.into(),
+                    partitions: t
+                        .partitions
+                        .iter()
+                        .map(|p| ListOffsetsPartition {
+                            partition_index: p.partition_index,
+                            timestamp: -1,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            };
+            let listed = client.send(list).await.unwrap();
+            if listed.topics.iter().flat_map(|t| &t.partitions).all(|p| p.error_code == ErrorCode::NONE) {
+                return;
+            }
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

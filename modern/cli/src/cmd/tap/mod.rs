@@ -18,6 +18,7 @@ use std::time::Instant;
 use clap::Args;
 use kafka_wire::messages::{ApiKey, RequestFrame, ResponseFrame};
 use kafka_wire::Bytes;
+use kafka_wire_connection::frame::{Framer, Piece};
 use kafka_wire_inspect::explain::Schemas;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -179,80 +180,46 @@ async fn connection(id: u32, peer: SocketAddr, client: TcpStream, upstream: &str
     Ok(())
 }
 
-/// A frame read whole (size prefix included), or the size of one too large to buffer.
-enum Frame {
-    Whole(Vec<u8>),
-    Oversized(usize),
-}
-
-/// The next frame, or `None` at a clean end of stream.
-async fn read_frame(r: &mut (impl AsyncRead + Unpin), max: usize) -> std::io::Result<Option<Frame>> {
-    let mut size = [0u8; 4];
-    match r.read_exact(&mut size).await {
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e),
-    }
-    let n = i32::from_be_bytes(size);
-    if n < 0 {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("negative frame size {n}")));
-    }
-    let n = n as usize;
-    if n > max {
-        return Ok(Some(Frame::Oversized(n)));
-    }
-    // Grown as the bytes arrive, never allocated up front from the size a peer claims.
-    let mut frame = Vec::with_capacity(4 + n.min(64 * 1024));
-    frame.extend_from_slice(&size);
-    let got = (&mut *r).take(n as u64).read_to_end(&mut frame).await?;
-    if got != n {
-        return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ended inside a frame"));
-    }
-    Ok(Some(Frame::Whole(frame)))
-}
-
 /// `Produce v9 corr 4`.
 fn describe(r: &Request) -> String {
     format!("{} v{} corr {}", report::api_name(r.api_key), r.version, r.correlation)
 }
 
-/// Forwards a frame too large to decode: its size, the `first` of its bytes already read, then
-/// the rest as they come.
-async fn pass_through(
-    n: usize,
-    first: &[u8],
-    r: &mut (impl AsyncRead + Unpin),
-    w: &mut (impl AsyncWrite + Unpin),
-) -> std::io::Result<()> {
-    w.write_all(&(n as i32).to_be_bytes()).await?;
-    w.write_all(first).await?;
-    let rest = n.saturating_sub(first.len());
-    let copied = tokio::io::copy(&mut r.take(rest as u64), w).await?;
-    if copied as usize != rest {
-        return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ended inside a frame"));
+/// The next piece of `from`'s stream, reading as needed; `None` at a clean end of stream (one
+/// inside a frame is an error). Framing is the connection's (`kafka_wire_connection::frame`).
+async fn next_piece(from: &mut (impl AsyncRead + Unpin), framer: &mut Framer) -> std::io::Result<Option<Piece>> {
+    loop {
+        if let Some(piece) = framer.next().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))? {
+            return Ok(Some(piece));
+        }
+        if from.read_buf(framer.read_buf()).await? == 0 {
+            if framer.inside_frame() {
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ended inside a frame"));
+            }
+            return Ok(None);
+        }
     }
-    Ok(())
 }
 
-/// The next frame small enough to decode (size prefix included, shared so decoding slices it
-/// instead of copying); larger ones are streamed through on the way (and noted). `None` at a
-/// clean end of stream.
+/// The next frame small enough to decode (size prefix included); larger ones are streamed
+/// through on the way (and noted). `None` at a clean end of stream.
 async fn next_frame(
     what: &str,
     id: u32,
     from: &mut (impl AsyncRead + Unpin),
+    framer: &mut Framer,
     to: &mut (impl AsyncWrite + Unpin),
     reporter: &Reporter,
-    max_frame: usize,
 ) -> std::io::Result<Option<Bytes>> {
     loop {
-        match read_frame(from, max_frame).await? {
+        match next_piece(from, framer).await? {
             None => return Ok(None),
-            Some(Frame::Whole(frame)) => return Ok(Some(Bytes::from(frame))),
-            Some(Frame::Oversized(n)) => {
-                reporter.note(id, &format!("{what} frame of {n} bytes (over --max-frame) forwarded undecoded"));
-                pass_through(n, &[], from, to).await?;
+            Some(Piece::Frame(frame)) => return Ok(Some(frame)),
+            Some(Piece::Oversized { size }) => {
+                reporter.note(id, &format!("{what} frame of {size} bytes (over --max-frame) forwarded undecoded"));
+                to.write_all(&(size as i32).to_be_bytes()).await?;
             }
+            Some(Piece::Rest { bytes, .. }) => to.write_all(&bytes).await?,
         }
     }
 }
@@ -267,7 +234,8 @@ async fn requests(
 ) -> CmdResult {
     let reporter = &shared.reporter;
     let mut cap_noted = false;
-    while let Some(frame) = next_frame("request", id, &mut from, &mut to, reporter, shared.max_frame).await? {
+    let mut framer = Framer::new(0, shared.max_frame);
+    while let Some(frame) = next_frame("request", id, &mut from, &mut framer, &mut to, reporter).await? {
         if shared.clamp_versions {
             if let Some(answer) = rewrite::answer_unknown_api_versions(&frame) {
                 let (_, version, _) = header_fields(&frame);
@@ -338,15 +306,17 @@ async fn responses(
     shared: &Shared,
 ) -> CmdResult {
     let reporter = &shared.reporter;
+    let mut framer = Framer::new(0, shared.max_frame);
     loop {
         // The client's half is locked only to write, never while waiting for the upstream.
-        let frame = match read_frame(&mut from, shared.max_frame).await? {
+        let frame = match next_piece(&mut from, &mut framer).await? {
             None => break,
-            Some(Frame::Whole(frame)) => Bytes::from(frame),
-            Some(Frame::Oversized(n)) => {
-                oversized_response(id, n, &mut from, &to, &pending, reporter).await?;
+            Some(Piece::Frame(frame)) => frame,
+            Some(Piece::Oversized { size }) => {
+                oversized_response(id, size, &mut from, &mut framer, &to, &pending, reporter).await?;
                 continue;
             }
+            Some(Piece::Rest { .. }) => unreachable!("oversized_response takes a frame's every piece"),
         };
         let mut to = to.lock().await;
         let to = &mut *to;
@@ -392,31 +362,45 @@ async fn responses(
     Ok(())
 }
 
-/// Forwards a response too large to decode. Its correlation id is read first, so that the
-/// request it answers waits no more.
+/// Forwards a response too large to decode, its pieces as they come, the client's half locked
+/// throughout (so that nothing the tap writes itself lands inside it). Its correlation id is
+/// read from its first bytes, so that the request it answers waits no more.
 async fn oversized_response(
     id: u32,
-    n: usize,
+    size: usize,
     from: &mut (impl AsyncRead + Unpin),
+    framer: &mut Framer,
     to: &ClientWriter,
     pending: &PendingMap,
     reporter: &Reporter,
 ) -> std::io::Result<()> {
-    let mut correlation = [0u8; 4];
-    let mut answers = String::new();
-    let first: &[u8] = if n >= correlation.len() {
-        from.read_exact(&mut correlation).await?;
-        if let Answered::Waited(r) | Answered::Unasked(r) =
-            settle(id, pending, i32::from_be_bytes(correlation), reporter)
-        {
-            answers = format!(" to {}", describe(&r));
-        }
-        &correlation
-    } else {
-        &[]
+    let mut to = to.lock().await;
+    to.write_all(&(size as i32).to_be_bytes()).await?;
+    let note = |answers: &str| {
+        reporter.note(id, &format!("response frame of {size} bytes{answers} (over --max-frame) forwarded undecoded"))
     };
-    reporter.note(id, &format!("response frame of {n} bytes{answers} (over --max-frame) forwarded undecoded"));
-    pass_through(n, first, from, &mut *to.lock().await).await
+    let mut head = Vec::with_capacity(4);
+    if size < 4 {
+        note("");
+    }
+    loop {
+        let Some(Piece::Rest { bytes, last }) = next_piece(from, framer).await? else {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the stream ended inside a frame"));
+        };
+        if head.len() < 4 && size >= 4 {
+            head.extend_from_slice(&bytes[..bytes.len().min(4 - head.len())]);
+            if let Ok(correlation) = <[u8; 4]>::try_from(&head[..]) {
+                match settle(id, pending, i32::from_be_bytes(correlation), reporter) {
+                    Answered::Waited(r) | Answered::Unasked(r) => note(&format!(" to {}", describe(&r))),
+                    Answered::Unknown => note(""),
+                }
+            }
+        }
+        to.write_all(&bytes).await?;
+        if last {
+            return Ok(());
+        }
+    }
 }
 
 /// The request a response with `correlation` answers. Those sent before it and still waiting
