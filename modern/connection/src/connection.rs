@@ -214,7 +214,7 @@ impl Connection {
     /// own ranges (KIP-511). Only such an answer is taken; any other body that fails at the
     /// version asked for is a decode error, not a version 0 answer read by luck.
     pub fn next_response(&mut self) -> Result<Option<Received>, Error> {
-        let mut frame = match self.incoming.next().map_err(|BadSize(size)| Error::BadFrameSize(size))? {
+        let mut frame = match self.incoming.next_piece().map_err(|BadSize(size)| Error::BadFrameSize(size))? {
             None => return Ok(None),
             Some(Piece::Frame(frame)) => frame,
             Some(Piece::Oversized { size }) => {

@@ -10,7 +10,7 @@ use bytes::{Buf, Bytes, BytesMut};
 /// reserves nothing beyond it.
 const READ_CHUNK: usize = 64 * 1024;
 
-/// What [`Framer::next`] hands out.
+/// What [`Framer::next_piece`] hands out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Piece {
     /// A whole frame, its size prefix included.
@@ -71,7 +71,7 @@ impl Framer {
     }
 
     /// The next piece, if its bytes are in. After a [`BadSize`] the stream cannot be read on.
-    pub fn next(&mut self) -> Result<Option<Piece>, BadSize> {
+    pub fn next_piece(&mut self) -> Result<Option<Piece>, BadSize> {
         if self.passing > 0 {
             if self.buf.is_empty() {
                 return Ok(None);
@@ -122,7 +122,7 @@ mod tests {
             let mut got = Vec::new();
             for chunk in bytes.chunks(step) {
                 framer.extend(chunk);
-                while let Some(Piece::Frame(f)) = framer.next().unwrap() {
+                while let Some(Piece::Frame(f)) = framer.next_piece().unwrap() {
                     got.push(f);
                 }
             }
@@ -136,11 +136,11 @@ mod tests {
         for (bad, min) in [(-1, 0), (i32::MIN, 0), (3, 4), (0, 4)] {
             let mut framer = Framer::new(min, 1024);
             framer.extend(&bad.to_be_bytes());
-            assert_eq!(framer.next(), Err(BadSize(bad)));
+            assert_eq!(framer.next_piece(), Err(BadSize(bad)));
         }
         let mut framer = Framer::new(4, 1024);
         framer.extend(&i32::MAX.to_be_bytes());
-        assert_eq!(framer.next(), Ok(Some(Piece::Oversized { size: i32::MAX as usize })));
+        assert_eq!(framer.next_piece(), Ok(Some(Piece::Oversized { size: i32::MAX as usize })));
         assert!(framer.buffered() == 0 && framer.inside_frame());
     }
 
@@ -149,20 +149,20 @@ mod tests {
         let mut framer = Framer::new(0, 8);
         let big = frame(&[7; 20]);
         framer.extend(&big[..10]);
-        assert_eq!(framer.next(), Ok(Some(Piece::Oversized { size: 20 })));
-        assert_eq!(framer.next(), Ok(Some(Piece::Rest { bytes: Bytes::from(vec![7; 6]), last: false })));
-        assert_eq!(framer.next(), Ok(None));
+        assert_eq!(framer.next_piece(), Ok(Some(Piece::Oversized { size: 20 })));
+        assert_eq!(framer.next_piece(), Ok(Some(Piece::Rest { bytes: Bytes::from(vec![7; 6]), last: false })));
+        assert_eq!(framer.next_piece(), Ok(None));
         framer.extend(&big[10..]);
         framer.extend(&frame(b"small"));
-        assert_eq!(framer.next(), Ok(Some(Piece::Rest { bytes: Bytes::from(vec![7; 14]), last: true })));
-        assert_eq!(framer.next(), Ok(Some(Piece::Frame(Bytes::from(frame(b"small"))))));
+        assert_eq!(framer.next_piece(), Ok(Some(Piece::Rest { bytes: Bytes::from(vec![7; 14]), last: true })));
+        assert_eq!(framer.next_piece(), Ok(Some(Piece::Frame(Bytes::from(frame(b"small"))))));
     }
 
     #[test]
     fn a_claimed_size_reserves_nothing() {
         let mut framer = Framer::new(0, usize::MAX);
         framer.extend(&i32::MAX.to_be_bytes());
-        assert_eq!(framer.next(), Ok(None));
+        assert_eq!(framer.next_piece(), Ok(None));
         assert!(framer.read_buf().capacity() <= 4 + READ_CHUNK);
     }
 }

@@ -189,7 +189,7 @@ fn describe(r: &Request) -> String {
 /// inside a frame is an error). Framing is the connection's (`kafka_wire_connection::frame`).
 async fn next_piece(from: &mut (impl AsyncRead + Unpin), framer: &mut Framer) -> std::io::Result<Option<Piece>> {
     loop {
-        if let Some(piece) = framer.next().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))? {
+        if let Some(piece) = framer.next_piece().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))? {
             return Ok(Some(piece));
         }
         if from.read_buf(framer.read_buf()).await? == 0 {
