@@ -17,6 +17,8 @@
 # ONLY="a b" runs only those comparisons. BASELINE=DIR also builds another checkout of
 # kafka-wire (an older commit, e.g. from `git worktree add`) the same way, in the same
 # alternation, for (a), (j) and (b): its medians and ratios are printed beside this checkout's.
+# BASELINE_SCHEMAS_DIR=DIR builds the baseline's root package from that schema folder or jar
+# (a checkout from before the switch to Kafka 4.4.0's jar read a folder of its own).
 #
 # The kafka-wire side is a snapshot of this checkout (root package and the crates it needs)
 # copied to a temp dir at start, so that edits during the run cannot change what is measured.
@@ -159,7 +161,11 @@ for run in $(seq 1 "$RUNS"); do
     for side in "${sides[@]}"; do
         IFS=: read -r label dir args <<<"$side"
         # shellcheck disable=SC2086
-        t=$(build_time "$dir" $args)
+        if [ -n "${BASELINE_SCHEMAS_DIR:-}" ] && [ "${label#* }" = base ] && [ "$dir" = "$BASE" ]; then
+            t=$(KAFKA_SCHEMAS_DIR="$BASELINE_SCHEMAS_DIR" build_time "$dir" $args)
+        else
+            t=$(build_time "$dir" $args)
+        fi
         samples[$label]="${samples[$label]:-} $t"
         echo "run $run ($label): ${t}s  (load $(cut -d' ' -f1-3 /proc/loadavg))"
     done

@@ -82,11 +82,12 @@ fn read_jar(jar: &Path, inner: Option<&str>) -> Result<Vec<SchemaFile>, String> 
     use std::io::Read as _;
 
     let shown_jar = jar.display().to_string();
-    let file = std::fs::File::open(jar).map_err(|e| match e.kind() {
+    let data = std::fs::read(jar).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => format!("no such file: {shown_jar}"),
         _ => format!("cannot open {shown_jar}: {e}"),
     })?;
-    let mut archive = zip::ZipArchive::new(file).map_err(|e| format!("{shown_jar} is not a readable jar: {e}"))?;
+    let archive =
+        rawzip::ZipArchive::from_slice(&data).map_err(|e| format!("{shown_jar} is not a readable jar: {e}"))?;
     let wanted = |name: &str| match inner {
         Some(folder) => {
             name.strip_prefix(folder).and_then(|rest| rest.strip_prefix('/')).is_some_and(|f| !f.contains('/'))
@@ -95,16 +96,29 @@ fn read_jar(jar: &Path, inner: Option<&str>) -> Result<Vec<SchemaFile>, String> 
     };
     let mut files = Vec::new();
     let mut total = 0u64;
-    for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(|e| format!("{shown_jar}: entry {i}: {e}"))?;
-        let path = entry.name().map_err(|e| format!("{shown_jar}: entry {i}: {e}"))?.into_owned();
-        if !entry.is_file() || !path.ends_with(".json") || !wanted(&path) {
+    let mut entries = archive.entries();
+    for i in 0.. {
+        let entry = match entries.next_entry() {
+            Ok(Some(entry)) => entry,
+            Ok(None) => break,
+            Err(e) => return Err(format!("{shown_jar}: entry {i}: {e}")),
+        };
+        let Ok(path) = std::str::from_utf8(entry.file_path().as_bytes()) else { continue };
+        if entry.is_dir() || !path.ends_with(".json") || !wanted(path) {
             continue;
         }
         let shown = format!("{shown_jar}!/{path}");
-        // The entry's declared size is not trusted: read at most one byte past the limit.
+        let local = archive.get_entry(entry.wayfinder()).map_err(|e| format!("{shown}: {e}"))?;
+        let raw: Box<dyn std::io::Read> = match entry.compression_method() {
+            rawzip::CompressionMethod::STORE => Box::new(local.data()),
+            rawzip::CompressionMethod::DEFLATE => Box::new(flate2::bufread::DeflateDecoder::new(local.data())),
+            other => return Err(format!("{shown}: compression method {other:?} is not one a jar uses")),
+        };
+        // The entry's declared size is not trusted: read at most one byte past the limit, and the
+        // CRC and size are checked at the end.
         let mut bytes = Vec::new();
-        (&mut entry)
+        local
+            .verifying_reader(raw)
             .take(MAX_SCHEMA_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| format!("{shown}: cannot read: {e}"))?;
@@ -120,7 +134,7 @@ fn read_jar(jar: &Path, inner: Option<&str>) -> Result<Vec<SchemaFile>, String> 
             ));
         }
         let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text"))?;
-        let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+        let name = path.rsplit('/').next().unwrap_or(path).to_owned();
         files.push(SchemaFile { name, shown, text });
     }
     Ok(files)

@@ -5,8 +5,6 @@
 //! key and version). Sizes are checked against the configured maximum before anything waits
 //! for or holds the bytes they announce.
 
-use std::collections::HashMap;
-
 use bytes::{Buf, Bytes, BytesMut};
 use kafka_wire::messages::{
     ApiKey, ApiRequest, RequestFrame, RequestKind, ResponseFrame, ResponseHeader, ResponseKind,
@@ -15,6 +13,7 @@ use kafka_wire::ErrorCode;
 
 use crate::error::Error;
 use crate::frame::{BadSize, Framer, Piece};
+use crate::in_flight::InFlight;
 
 /// The `acks` of an encoded Produce body (what follows the request header) at `version`: after
 /// the transactional id from v3 (a compact string from v9, the first flexible version), first
@@ -91,7 +90,7 @@ pub struct Connection {
     client_id: Option<String>,
     max_frame_size: usize,
     next_correlation_id: i32,
-    pending: HashMap<i32, Pending>,
+    pending: InFlight<Pending>,
     outgoing: BytesMut,
     incoming: Framer,
 }
@@ -104,7 +103,8 @@ impl Connection {
             client_id: client_id.map(str::to_string),
             max_frame_size,
             next_correlation_id: 0,
-            pending: HashMap::new(),
+            // The client bounds its requests in flight itself (`ClientConfig`).
+            pending: InFlight::new(usize::MAX),
             outgoing: BytesMut::new(),
             // A response holds at least its correlation id.
             incoming: Framer::new(4, max_frame_size),
@@ -132,7 +132,7 @@ impl Connection {
         })?;
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
         if expects_response {
-            self.pending.insert(correlation_id, Pending { api, version });
+            self.pending.expect(correlation_id, Pending { api, version });
         }
         Ok(Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start })
     }
@@ -174,7 +174,7 @@ impl Connection {
         self.outgoing.extend_from_slice(body);
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
         if expects_response {
-            self.pending.insert(correlation_id, Pending { api, version: read_as });
+            self.pending.expect(correlation_id, Pending { api, version: read_as });
         }
         Ok(Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start })
     }
@@ -225,7 +225,7 @@ impl Connection {
         let bytes = frame.len();
         frame.advance(4);
         let correlation_id = i32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]);
-        let Some(Pending { api, version }) = self.pending.remove(&correlation_id) else {
+        let Some(Pending { api, version }) = self.pending.take(correlation_id) else {
             return Err(Error::UnknownCorrelationId(correlation_id));
         };
         let decoded = match ResponseFrame::decode(frame.clone(), api, version) {

@@ -28,6 +28,7 @@ mod connection;
 mod error;
 pub mod frame;
 mod handshake;
+pub mod in_flight;
 pub mod requests;
 pub mod sasl;
 mod tasks;

@@ -2,10 +2,13 @@
 //! a Produce with acks=0 is not waited for (no response comes), Kafka answers a connection's
 //! requests in order (so a response settles every request sent before the one it answers), and
 //! at most [`MAX_WAITING`] wait at once (a broker that never answers, or a client that never
-//! reads, costs no more than that).
+//! reads, costs no more than that). The waiting requests are the connection's
+//! [`InFlight`](kafka_wire_connection::in_flight::InFlight), as a client keeps its own.
 
 use std::collections::VecDeque;
 use std::time::Instant;
+
+use kafka_wire_connection::in_flight::InFlight;
 
 /// Requests waiting at once, per connection; beyond it the oldest is forgotten (its response,
 /// should it come, is reported as unmatched). Kafka clients keep a few in flight (the Java
@@ -38,16 +41,20 @@ pub enum Answered {
 }
 
 /// One connection's waiting requests, oldest first, and how many there ever were at once.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Waiting {
-    queue: VecDeque<Request>,
+    queue: InFlight<Request>,
     unacked: VecDeque<Request>,
-    /// The most requests that waited at once.
-    most: usize,
     /// Requests let go unanswered: over [`MAX_WAITING`], or passed over by a later response.
     forgotten: u64,
     /// Requests seen, waited for or not.
     seen: u64,
+}
+
+impl Default for Waiting {
+    fn default() -> Self {
+        Waiting { queue: InFlight::new(MAX_WAITING), unacked: VecDeque::new(), forgotten: 0, seen: 0 }
+    }
 }
 
 impl Waiting {
@@ -55,10 +62,8 @@ impl Waiting {
     /// Returns the one forgotten, if any.
     pub fn expect(&mut self, request: Request) -> Option<Request> {
         self.seen += 1;
-        let forgotten = (self.queue.len() >= MAX_WAITING).then(|| self.queue.pop_front()).flatten();
+        let forgotten = self.queue.expect(request.correlation, request).map(|(_, r)| r);
         self.forgotten += u64::from(forgotten.is_some());
-        self.queue.push_back(request);
-        self.most = self.most.max(self.queue.len());
         forgotten
     }
 
@@ -75,10 +80,11 @@ impl Waiting {
     /// still waiting will get no response (Kafka answers in order): they are removed and
     /// returned in `passed_over`.
     pub fn answer(&mut self, correlation: i32, passed_over: &mut Vec<Request>) -> Answered {
-        if let Some(at) = self.queue.iter().position(|r| r.correlation == correlation) {
-            passed_over.extend(self.queue.drain(..at));
-            self.forgotten += at as u64;
-            return self.queue.pop_front().map_or(Answered::Unknown, Answered::Waited);
+        let mut passed = Vec::new();
+        if let Some(request) = self.queue.settle(correlation, &mut passed) {
+            self.forgotten += passed.len() as u64;
+            passed_over.extend(passed.into_iter().map(|(_, r)| r));
+            return Answered::Waited(request);
         }
         match self.unacked.iter().position(|r| r.correlation == correlation) {
             Some(at) => self.unacked.remove(at).map_or(Answered::Unknown, Answered::Unasked),
@@ -88,7 +94,7 @@ impl Waiting {
 
     /// The requests still waiting, oldest first.
     pub fn unanswered(&self) -> impl Iterator<Item = &Request> {
-        self.queue.iter()
+        self.queue.iter().map(|(_, r)| r)
     }
 
     /// How many requests wait now.
@@ -103,7 +109,7 @@ impl Waiting {
     /// One line of counts for the end of a connection.
     pub fn summary(&self) -> String {
         let plural = if self.seen == 1 { "" } else { "s" };
-        let mut text = format!("{} request{plural}, at most {} waiting at once", self.seen, self.most);
+        let mut text = format!("{} request{plural}, at most {} waiting at once", self.seen, self.queue.most());
         if self.forgotten > 0 {
             text.push_str(&format!(", {} given up unanswered", self.forgotten));
         }
