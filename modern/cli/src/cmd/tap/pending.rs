@@ -3,7 +3,7 @@
 //! requests in order (so a response settles every request sent before the one it answers), and
 //! at most [`MAX_WAITING`] wait at once (a broker that never answers, or a client that never
 //! reads, costs no more than that). The waiting requests are the connection's
-//! [`InFlight`](kafka_wire_connection::in_flight::InFlight), as a client keeps its own.
+//! [`InFlight`], as a client keeps its own.
 
 use std::collections::VecDeque;
 use std::time::Instant;
