@@ -44,7 +44,7 @@ pub struct ExplainArgs {
     /// The bytes as hex (spaces and newlines allowed).
     #[arg(long, value_name = "HEX")]
     hex: Option<String>,
-    /// A file of raw bytes, or a recording written by `kwire tap --record`. Without --hex,
+    /// A file of raw bytes, or a recording written by `kafka-wire tap --record`. Without --hex,
     /// --file or --sample the bytes are read from stdin.
     #[arg(long, value_name = "F")]
     file: Option<PathBuf>,
