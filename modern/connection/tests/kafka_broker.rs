@@ -193,14 +193,21 @@ async fn admin_create_describe_alter_and_delete_a_topic() {
         .await
         .unwrap();
     assert_eq!(deleted.responses[0].error_code, ErrorCode::NONE);
-    let metadata = client
-        .send(MetadataRequest {
-            topics: Some(vec![MetadataRequestTopic { name: Some(topic.into()), ..Default::default() }]),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    assert_eq!(metadata.topics[0].error_code, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+    // DeleteTopics answers once the controller has committed the deletion; the broker's own
+    // metadata follows shortly after (on a loaded machine, after this request).
+    let request = MetadataRequest {
+        topics: Some(vec![MetadataRequestTopic { name: Some(topic.into()), ..Default::default() }]),
+        ..Default::default()
+    };
+    let mut code = ErrorCode::NONE;
+    for _ in 0..100 {
+        code = client.send(request.clone()).await.unwrap().topics[0].error_code;
+        if code != ErrorCode::NONE {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(code, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
 }
 
 #[tokio::test]
