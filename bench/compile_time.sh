@@ -161,7 +161,7 @@ for run in $(seq 1 "$RUNS"); do
     for side in "${sides[@]}"; do
         IFS=: read -r label dir args <<<"$side"
         # shellcheck disable=SC2086
-        if [ -n "${BASELINE_SCHEMAS_DIR:-}" ] && [ "${label#* }" = base ] && [ "$dir" = "$BASE" ]; then
+        if [ -n "${BASELINE_SCHEMAS_DIR:-}" ] && [ "$dir" = "$BASE" ]; then
             t=$(KAFKA_SCHEMAS_DIR="$BASELINE_SCHEMAS_DIR" build_time "$dir" $args)
         else
             t=$(build_time "$dir" $args)

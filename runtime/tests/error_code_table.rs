@@ -4,13 +4,11 @@
 //! and fails when the committed file differs, naming the command that rewrites it. It also
 //! checks the type against the list.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use kafka_wire_codegen::{kafka_jars_dir, DEFAULT_KAFKA_RELEASE as RELEASE};
 use kafka_wire_runtime::ErrorCode;
-
-/// The release whose `Errors` the table follows: the one the root package speaks.
-const RELEASE: &str = "4.4.0";
 const TABLE: &str = "src/error_code/table.rs";
 const REGENERATE: &str = "UPDATE_ERROR_CODES=1 cargo test -p kafka-wire-runtime --test error_code_table";
 
@@ -19,7 +17,7 @@ const REGENERATE: &str = "UPDATE_ERROR_CODES=1 cargo test -p kafka-wire-runtime 
 fn kafka_list() -> Option<String> {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let classes = workspace.join("target/kafka-java/classes");
-    let jars = std::env::var_os("KAFKA_JARS_DIR").map_or_else(|| workspace.join("target/kafka"), PathBuf::from);
+    let jars = kafka_jars_dir(&workspace);
     let clients = jars.join(RELEASE).join(format!("kafka-clients-{RELEASE}.jar"));
     if !classes.join("dev/kafkawire/oracle/ErrorList.class").is_file() || !clients.is_file() {
         assert!(

@@ -15,21 +15,24 @@ use crate::error::Error;
 use crate::frame::{BadSize, Framer, Piece};
 use crate::in_flight::InFlight;
 
+/// Produce's first version with `TransactionalId` ahead of `Acks` (the schema: "versions 3+").
+const TRANSACTIONAL_ID_SINCE: i16 = 3;
+
 /// The `acks` of an encoded Produce body (what follows the request header) at `version`: after
-/// the transactional id from v3 (a compact string from v9, the first flexible version), first
-/// before that; `None` when the body is too short to say. A proxy reads it before forwarding
-/// (acks = 0: no response will come), as [`Connection::send_encoded`] does.
+/// the transactional id from v3 (a compact string in the flexible versions), first before that;
+/// `None` when the body is too short to say. A proxy reads it before forwarding (acks = 0: no
+/// response will come), as [`Connection::send_encoded`] does.
 pub fn produce_acks(body: &[u8], version: i16) -> Option<i16> {
-    let rest = match version {
-        ..=2 => body,
-        3..=8 => {
-            let len = i16::from_be_bytes([*body.first()?, *body.get(1)?]);
-            body.get(2 + usize::try_from(len).unwrap_or(0)..)?
-        }
-        _ => {
-            let (len, used) = kafka_wire_runtime::wire::decode_uvarint(body).ok()?;
-            body.get(used + (len as usize).saturating_sub(1)..)?
-        }
+    let rest = if version < TRANSACTIONAL_ID_SINCE {
+        body
+    } else if ApiKey::Produce.flexible_versions().is_some_and(|f| f.contains(version)) {
+        // A compact nullable string: length + 1 as an unsigned varint, 0 for null.
+        let (len, used) = kafka_wire_runtime::wire::decode_uvarint(body).ok()?;
+        body.get(used + (len as usize).saturating_sub(1)..)?
+    } else {
+        // An int16 length, -1 for null.
+        let len = i16::from_be_bytes([*body.first()?, *body.get(1)?]);
+        body.get(2 + usize::try_from(len).unwrap_or(0)..)?
     };
     Some(i16::from_be_bytes([*rest.first()?, *rest.get(1)?]))
 }
@@ -88,7 +91,6 @@ struct Pending {
 #[derive(Debug)]
 pub struct Connection {
     client_id: Option<String>,
-    max_frame_size: usize,
     next_correlation_id: i32,
     pending: InFlight<Pending>,
     outgoing: BytesMut,
@@ -101,7 +103,6 @@ impl Connection {
     pub fn new(client_id: Option<&str>, max_frame_size: usize) -> Self {
         Connection {
             client_id: client_id.map(str::to_string),
-            max_frame_size,
             next_correlation_id: 0,
             // The client bounds its requests in flight itself (`ClientConfig`).
             pending: InFlight::new(usize::MAX),
@@ -218,7 +219,7 @@ impl Connection {
             None => return Ok(None),
             Some(Piece::Frame(frame)) => frame,
             Some(Piece::Oversized { size }) => {
-                return Err(Error::FrameTooLarge { size: size as i64, max: self.max_frame_size })
+                return Err(Error::FrameTooLarge { size: size as i64, max: self.incoming.max() })
             }
             Some(Piece::Rest { .. }) => return Err(Error::Protocol("bytes of a response over the frame limit".into())),
         };

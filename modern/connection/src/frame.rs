@@ -60,6 +60,11 @@ impl Framer {
         &mut self.buf
     }
 
+    /// The largest frame handed out whole.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
     /// Bytes received that are not yet handed out.
     pub fn buffered(&self) -> usize {
         self.buf.len()

@@ -36,10 +36,10 @@ impl<T> InFlight<T> {
 
     /// The request a response with `correlation` answers, Kafka's order assumed: a broker
     /// answers a connection's requests in the order they came, so those sent before it and still
-    /// waiting will get no response; they are removed and put in `passed_over`.
-    pub fn settle(&mut self, correlation: i32, passed_over: &mut Vec<(i32, T)>) -> Option<T> {
+    /// waiting will get no response; they are removed and handed to `passed_over`, oldest first.
+    pub fn settle(&mut self, correlation: i32, mut passed_over: impl FnMut(i32, T)) -> Option<T> {
         let at = self.queue.iter().position(|(c, _)| *c == correlation)?;
-        passed_over.extend(self.queue.drain(..at));
+        self.queue.drain(..at).for_each(|(c, request)| passed_over(c, request));
         self.queue.pop_front().map(|(_, request)| request)
     }
 
@@ -76,9 +76,9 @@ mod tests {
         assert_eq!(w.take(3), Some(30));
         assert_eq!(w.take(3), None);
         let mut passed = Vec::new();
-        assert_eq!(w.settle(2, &mut passed), Some(20));
+        assert_eq!(w.settle(2, |c, r| passed.push((c, r))), Some(20));
         assert_eq!(passed, [(1, 10)]);
-        assert_eq!(w.settle(9, &mut passed), None, "an id no request used settles nothing");
+        assert_eq!(w.settle(9, |c, r| passed.push((c, r))), None, "an id no request used settles nothing");
         assert_eq!((w.len(), w.most()), (1, 4));
     }
 

@@ -80,10 +80,12 @@ impl Waiting {
     /// still waiting will get no response (Kafka answers in order): they are removed and
     /// returned in `passed_over`.
     pub fn answer(&mut self, correlation: i32, passed_over: &mut Vec<Request>) -> Answered {
-        let mut passed = Vec::new();
-        if let Some(request) = self.queue.settle(correlation, &mut passed) {
-            self.forgotten += passed.len() as u64;
-            passed_over.extend(passed.into_iter().map(|(_, r)| r));
+        let forgotten = &mut self.forgotten;
+        let settled = self.queue.settle(correlation, |_, request| {
+            *forgotten += 1;
+            passed_over.push(request);
+        });
+        if let Some(request) = settled {
             return Answered::Waited(request);
         }
         match self.unacked.iter().position(|r| r.correlation == correlation) {
