@@ -40,12 +40,25 @@ pub fn budget_for(input_len: usize) -> usize {
 
 /// Runs `decode` with the budget of a message of `input_len` bytes, then restores the
 /// budget that was in force before.
+///
+/// Only the call to `decode` is generic: the budget's bookkeeping is two plain functions, so
+/// that each message type's decoder does not carry its own copy of the thread-local access.
 #[inline]
 pub fn with_budget<T>(input_len: usize, decode: impl FnOnce() -> T) -> T {
-    let outer = LEFT.with(|left| left.replace(budget_for(input_len)));
+    let outer = enter(input_len);
     let out = decode();
-    LEFT.with(|left| left.set(outer));
+    leave(outer);
     out
+}
+
+/// Sets the budget of a message of `input_len` bytes and returns the one it replaces.
+fn enter(input_len: usize) -> usize {
+    LEFT.with(|left| left.replace(budget_for(input_len)))
+}
+
+/// Restores the budget [`enter`] replaced.
+fn leave(outer: usize) {
+    LEFT.with(|left| left.set(outer));
 }
 
 /// Charges `bytes` to the current budget, or refuses them when less is left.
