@@ -1,0 +1,48 @@
+//! DeleteTopics: by name, or by topic id (v6+).
+
+use kafka_wire::messages::delete_topics_response::DeletableTopicResult;
+use kafka_wire::messages::{DeleteTopicsRequest, DeleteTopicsResponse};
+use kafka_wire::{ErrorCode, StrBytes, TopicName, Uuid};
+
+use crate::cluster::Shared;
+
+pub(crate) fn handle(shared: &Shared, request: DeleteTopicsRequest, version: i16) -> DeleteTopicsResponse {
+    let mut state = shared.state();
+    // Before v6 the topics come as names only; from v6 on as (name or id) pairs.
+    let asked: Vec<(Option<String>, Uuid)> = if version < 6 {
+        request.topic_names.iter().map(|n| (Some(n.0.to_string()), Uuid::nil())).collect()
+    } else {
+        request.topics.iter().map(|t| (t.name.as_ref().map(|n| n.0.to_string()), t.topic_id)).collect()
+    };
+    let responses = asked
+        .into_iter()
+        .map(|(name, id)| {
+            let found = match &name {
+                Some(name) => Some(name.clone()),
+                None => state.name_of(id),
+            };
+            let mut result = DeletableTopicResult {
+                name: name.clone().map(|n| TopicName(StrBytes::from(n))),
+                topic_id: id,
+                ..Default::default()
+            };
+            match found.and_then(|n| state.delete_topic(&n).map(|t| (n, t))) {
+                Some((name, topic)) => {
+                    result.name = Some(TopicName(StrBytes::from(name)));
+                    if version >= 6 {
+                        result.topic_id = topic.id;
+                    }
+                }
+                None => {
+                    result.error_code = if name.is_none() {
+                        ErrorCode::UNKNOWN_TOPIC_ID
+                    } else {
+                        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION
+                    };
+                }
+            }
+            result
+        })
+        .collect();
+    DeleteTopicsResponse { responses, ..Default::default() }
+}

@@ -1,0 +1,130 @@
+//! Fetch: by topic name (v0–12) or id (v13+), from the batch holding the offset asked for,
+//! within the partition's and the request's byte limits (at least one batch, as Kafka), and
+//! waiting up to `max_wait_ms` for `min_bytes`. Every response is a full one: the session id
+//! is always 0, which clients take as "no fetch session" and answer with full requests.
+
+use std::time::Duration;
+
+use bytes::BytesMut;
+use kafka_wire::messages::fetch_response::{FetchableTopicResponse, LeaderIdAndEpoch, PartitionData};
+use kafka_wire::messages::{FetchRequest, FetchResponse};
+use kafka_wire::{BrokerId, ErrorCode, Records, TopicName};
+
+use crate::cluster::Shared;
+
+/// Fetch v13 names topics by id.
+const TOPIC_IDS_FROM: i16 = 13;
+
+/// The longest a fetch waits, whatever it asks (a test cluster should not hold a socket for
+/// minutes on a client's say-so).
+const MAX_WAIT: Duration = Duration::from_secs(30);
+
+pub(crate) async fn handle(shared: &Shared, node: i32, request: FetchRequest, version: i16) -> FetchResponse {
+    if request.session_id != 0 || request.session_epoch > 0 {
+        // A session this cluster never handed out.
+        return FetchResponse { error_code: ErrorCode::FETCH_SESSION_ID_NOT_FOUND, ..Default::default() };
+    }
+    let wait = Duration::from_millis(u64::try_from(request.max_wait_ms).unwrap_or(0)).min(MAX_WAIT);
+    let deadline = tokio::time::Instant::now() + wait;
+    let min_bytes = usize::try_from(request.min_bytes).unwrap_or(0);
+    loop {
+        // Registered before reading the logs, so an append in between still wakes us.
+        let appended = shared.appended.notified();
+        tokio::pin!(appended);
+        appended.as_mut().enable();
+        let (response, bytes, failed) = read(shared, node, &request, version);
+        if bytes >= min_bytes.max(1) || failed || tokio::time::Instant::now() >= deadline {
+            return response;
+        }
+        tokio::select! {
+            _ = appended => {}
+            _ = tokio::time::sleep_until(deadline) => return read(shared, node, &request, version).0,
+        }
+    }
+}
+
+/// The response as the logs stand, the record bytes in it, and whether a partition failed
+/// (which Kafka answers at once).
+fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (FetchResponse, usize, bool) {
+    let mut state = shared.state();
+    // v3+ bounds the whole response; the first partition with data gets at least one batch.
+    let mut room = if version >= 3 { usize::try_from(request.max_bytes).unwrap_or(0) } else { usize::MAX };
+    let mut total = 0;
+    let mut failed = false;
+    let responses = request
+        .topics
+        .iter()
+        .map(|topic| {
+            let name =
+                if version >= TOPIC_IDS_FROM { state.name_of(topic.topic_id) } else { Some(topic.topic.0.to_string()) };
+            let partitions = topic
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut data = PartitionData {
+                        partition_index: p.partition,
+                        high_watermark: -1,
+                        last_stable_offset: -1,
+                        log_start_offset: -1,
+                        aborted_transactions: None,
+                        ..Default::default()
+                    };
+                    let Some(name) = &name else {
+                        data.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
+                        failed = true;
+                        return data;
+                    };
+                    let partition = match state.partition_for(name, p.partition, node) {
+                        Ok(partition) => partition,
+                        Err(code) => {
+                            data.error_code = code;
+                            failed = true;
+                            if code == ErrorCode::NOT_LEADER_OR_FOLLOWER && version >= 12 {
+                                // KIP-951: say who leads now.
+                                if let Some(part) =
+                                    state.topics.get(name).and_then(|t| t.partitions.get(p.partition as usize))
+                                {
+                                    data.current_leader = LeaderIdAndEpoch {
+                                        leader_id: BrokerId(part.leader),
+                                        leader_epoch: part.leader_epoch,
+                                        ..Default::default()
+                                    };
+                                }
+                            }
+                            return data;
+                        }
+                    };
+                    let log = &partition.log;
+                    data.high_watermark = log.end_offset();
+                    data.last_stable_offset = log.end_offset();
+                    data.log_start_offset = log.start_offset();
+                    if p.fetch_offset < log.start_offset() || p.fetch_offset > log.end_offset() {
+                        data.error_code = ErrorCode::OFFSET_OUT_OF_RANGE;
+                        failed = true;
+                        return data;
+                    }
+                    let limit = usize::try_from(p.partition_max_bytes).unwrap_or(0).min(room);
+                    // At least one batch for the first partition with data, so no batch is too big to ever read.
+                    let batches =
+                        if total == 0 || limit > 0 { log.read(p.fetch_offset, limit.max(1)) } else { Vec::new() };
+                    let mut records = BytesMut::new();
+                    for batch in &batches {
+                        records.extend_from_slice(batch);
+                    }
+                    total += records.len();
+                    room = room.saturating_sub(records.len());
+                    data.records = Some(Records::from_bytes(records.freeze()));
+                    data
+                })
+                .collect();
+            let mut response = FetchableTopicResponse { partitions, ..Default::default() };
+            if version >= TOPIC_IDS_FROM {
+                response.topic_id = topic.topic_id;
+            } else {
+                response.topic = TopicName(topic.topic.0.clone());
+            }
+            response
+        })
+        .collect();
+    (FetchResponse { responses, ..Default::default() }, total, failed)
+}

@@ -1,0 +1,61 @@
+//! ListOffsets: earliest (-2), latest (-1), the largest timestamp (-3, v7+), or the first
+//! batch whose records reach a timestamp.
+
+use kafka_wire::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
+use kafka_wire::messages::{ListOffsetsRequest, ListOffsetsResponse};
+use kafka_wire::ErrorCode;
+
+use crate::cluster::Shared;
+
+const LATEST: i64 = -1;
+const EARLIEST: i64 = -2;
+const MAX_TIMESTAMP: i64 = -3;
+
+pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, version: i16) -> ListOffsetsResponse {
+    let mut state = shared.state();
+    let topics = request
+        .topics
+        .into_iter()
+        .map(|topic| {
+            let name = topic.name.0.to_string();
+            let partitions = topic
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut response = ListOffsetsPartitionResponse {
+                        partition_index: p.partition_index,
+                        timestamp: -1,
+                        offset: -1,
+                        ..Default::default()
+                    };
+                    match state.partition_for(&name, p.partition_index, node) {
+                        Err(code) => response.error_code = code,
+                        Ok(partition) => {
+                            let log = &partition.log;
+                            let found = match p.timestamp {
+                                LATEST => Some((log.end_offset(), -1)),
+                                EARLIEST => Some((log.start_offset(), -1)),
+                                MAX_TIMESTAMP => log.max_timestamp(),
+                                ts if ts >= 0 => log.offset_for_timestamp(ts),
+                                _ => {
+                                    response.error_code = ErrorCode::UNSUPPORTED_VERSION;
+                                    None
+                                }
+                            };
+                            if let Some((offset, timestamp)) = found {
+                                response.offset = offset;
+                                response.timestamp = timestamp;
+                            }
+                            if version >= 4 {
+                                response.leader_epoch = partition.leader_epoch;
+                            }
+                        }
+                    }
+                    response
+                })
+                .collect();
+            ListOffsetsTopicResponse { name: topic.name, partitions, ..Default::default() }
+        })
+        .collect();
+    ListOffsetsResponse { topics, ..Default::default() }
+}

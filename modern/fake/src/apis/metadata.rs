@@ -1,0 +1,110 @@
+//! Metadata: the live nodes, and each topic asked for (all when the list is null) with its
+//! id, leaders and replicas; unknown topics are created when the request and the cluster
+//! allow it (Kafka's `auto.create.topics.enable`).
+
+use kafka_wire::messages::metadata_response::{
+    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
+};
+use kafka_wire::messages::{MetadataRequest, MetadataResponse};
+use kafka_wire::{BrokerId, ErrorCode, StrBytes, TopicName, Uuid};
+
+use crate::cluster::Shared;
+use crate::state::{valid_topic_name, State};
+
+pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) -> MetadataResponse {
+    let mut state = shared.state();
+    // Before v4 every request may create topics.
+    let may_create = version < 4 || request.allow_auto_topic_creation;
+    // In v0 an empty list asks for every topic; from v1 on, null does.
+    let every = match &request.topics {
+        None => true,
+        Some(asked) => version == 0 && asked.is_empty(),
+    };
+    let topics = match request.topics {
+        _ if every => state.topics.keys().map(|name| topic(&state, name, Uuid::nil())).collect(),
+        None => Vec::new(),
+        Some(asked) => asked
+            .into_iter()
+            .map(|t| {
+                let name = match t.name {
+                    Some(name) => name.0.to_string(),
+                    None => match state.name_of(t.topic_id) {
+                        Some(name) => name,
+                        None => return unknown(None, t.topic_id, ErrorCode::UNKNOWN_TOPIC_ID),
+                    },
+                };
+                if !valid_topic_name(&name) {
+                    return unknown(Some(&name), Uuid::nil(), ErrorCode::INVALID_TOPIC_EXCEPTION);
+                }
+                if may_create {
+                    state.auto_create(&name);
+                }
+                topic(&state, &name, t.topic_id)
+            })
+            .collect(),
+    };
+    MetadataResponse {
+        brokers: state
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.alive)
+            .map(|(id, n)| MetadataResponseBroker {
+                node_id: BrokerId(*id),
+                host: StrBytes::from(n.host.clone()),
+                port: n.port,
+                rack: None,
+                ..Default::default()
+            })
+            .collect(),
+        cluster_id: Some(StrBytes::from(state.cluster_id.clone())),
+        controller_id: BrokerId(state.live_nodes().first().copied().unwrap_or(-1)),
+        topics,
+        ..Default::default()
+    }
+}
+
+/// A topic's entry, or UNKNOWN_TOPIC_OR_PARTITION.
+fn topic(state: &State, name: &str, asked_id: Uuid) -> MetadataResponseTopic {
+    let Some(topic) = state.topics.get(name) else {
+        return unknown(Some(name), asked_id, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+    };
+    MetadataResponseTopic {
+        name: Some(TopicName(StrBytes::from(name.to_string()))),
+        topic_id: topic.id,
+        partitions: topic
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let replicas: Vec<BrokerId> = p.replicas.iter().map(|r| BrokerId(*r)).collect();
+                let offline: Vec<BrokerId> =
+                    replicas.iter().copied().filter(|r| !state.nodes.get(&r.0).is_some_and(|n| n.alive)).collect();
+                let isr: Vec<BrokerId> = replicas.iter().copied().filter(|r| !offline.contains(r)).collect();
+                MetadataResponsePartition {
+                    error_code: if isr.contains(&BrokerId(p.leader)) {
+                        ErrorCode::NONE
+                    } else {
+                        ErrorCode::LEADER_NOT_AVAILABLE
+                    },
+                    partition_index: i as i32,
+                    leader_id: BrokerId(p.leader),
+                    leader_epoch: p.leader_epoch,
+                    replica_nodes: replicas.into(),
+                    isr_nodes: isr.into(),
+                    offline_replicas: offline.into(),
+                    ..Default::default()
+                }
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+fn unknown(name: Option<&str>, id: Uuid, error_code: ErrorCode) -> MetadataResponseTopic {
+    MetadataResponseTopic {
+        error_code,
+        name: name.map(|n| TopicName(StrBytes::from(n.to_string()))),
+        topic_id: id,
+        ..Default::default()
+    }
+}

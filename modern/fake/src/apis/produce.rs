@@ -1,0 +1,123 @@
+//! Produce: each partition's one record batch checked as Kafka's `LogValidator` checks it
+//! (magic 2, CRC, offset deltas, no control batches from clients, the size limit), idempotent
+//! producers' sequences checked, then appended at the next offsets. acks=0 gets no response.
+
+use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kafka_wire::messages::{ProduceRequest, ProduceResponse};
+use kafka_wire::{ErrorCode, Records, TopicName};
+use kafka_wire_records::{Batch, RecordsExt};
+
+use crate::cluster::Shared;
+use crate::producers::Verdict;
+use crate::state::State;
+
+/// Kafka's default `max.message.bytes` (1 MiB plus a batch header).
+const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_588;
+
+/// Produce v13 names topics by id.
+const TOPIC_IDS_FROM: i16 = 13;
+
+pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, version: i16) -> Option<ProduceResponse> {
+    let acks = request.acks;
+    let mut state = shared.state();
+    let mut appended = false;
+    let responses = request
+        .topic_data
+        .into_iter()
+        .map(|topic| {
+            let name =
+                if version >= TOPIC_IDS_FROM { state.name_of(topic.topic_id) } else { Some(topic.name.0.to_string()) };
+            if let Some(name) = &name {
+                if version < TOPIC_IDS_FROM {
+                    state.auto_create(name);
+                }
+            }
+            let partition_responses = topic
+                .partition_data
+                .into_iter()
+                .map(|p| {
+                    let mut response =
+                        PartitionProduceResponse { index: p.index, base_offset: -1, ..Default::default() };
+                    let outcome = match &name {
+                        None => Err(ErrorCode::UNKNOWN_TOPIC_ID),
+                        Some(_) if !matches!(acks, -1..=1) => Err(ErrorCode::INVALID_REQUIRED_ACKS),
+                        Some(name) => append(&mut state, node, name, p.index, p.records.as_ref()),
+                    };
+                    match outcome {
+                        Ok((base, start, new)) => {
+                            appended |= new;
+                            response.base_offset = base;
+                            response.log_start_offset = start;
+                        }
+                        Err(code) => response.error_code = code,
+                    }
+                    response
+                })
+                .collect();
+            let mut response = TopicProduceResponse { partition_responses, ..Default::default() };
+            if version >= TOPIC_IDS_FROM {
+                response.topic_id = topic.topic_id;
+            } else {
+                response.name = TopicName(topic.name.0);
+            }
+            response
+        })
+        .collect();
+    drop(state);
+    if appended {
+        shared.appended.notify_waiters();
+    }
+    (acks != 0).then(|| ProduceResponse { responses, ..Default::default() })
+}
+
+/// Appends one partition's records: (base offset, log start offset, whether anything was
+/// appended) or the partition's error.
+fn append(
+    state: &mut State,
+    node: i32,
+    topic: &str,
+    index: i32,
+    records: Option<&Records>,
+) -> Result<(i64, i64, bool), ErrorCode> {
+    let max_bytes = state
+        .topics
+        .get(topic)
+        .and_then(|t| t.configs.get("max.message.bytes"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_MAX_MESSAGE_BYTES);
+    let partition = state.partition_for(topic, index, node)?;
+    let records = records.ok_or(ErrorCode::INVALID_RECORD)?;
+    let mut batches = records.batches();
+    // v3 and later carry exactly one batch per partition.
+    let batch = match (batches.next(), batches.next()) {
+        (Some(Ok(Batch::V2(batch))), None) => batch,
+        (Some(Ok(Batch::Legacy(_))), _) => return Err(ErrorCode::UNSUPPORTED_FOR_MESSAGE_FORMAT),
+        (Some(Err(_)), _) => return Err(ErrorCode::CORRUPT_MESSAGE),
+        _ => return Err(ErrorCode::INVALID_RECORD),
+    };
+    if batch.as_bytes().len() > max_bytes {
+        return Err(ErrorCode::MESSAGE_TOO_LARGE);
+    }
+    batch.verify_crc().map_err(|_| ErrorCode::CORRUPT_MESSAGE)?;
+    let header = *batch.header();
+    if header.attributes.is_control() || header.record_count < 1 || header.last_offset_delta != header.record_count - 1
+    {
+        return Err(ErrorCode::INVALID_RECORD);
+    }
+    let idempotent = header.producer_id >= 0;
+    // Sequences wrap from i32::MAX to 0, as Kafka's `DefaultRecordBatch.incrementSequence`.
+    let last = (i64::from(header.base_sequence) + i64::from(header.last_offset_delta)) % (i64::from(i32::MAX) + 1);
+    let (first, last) = (header.base_sequence, last as i32);
+    if idempotent {
+        match partition.producers.check(header.producer_id, header.producer_epoch, first, last) {
+            Verdict::Append => {}
+            Verdict::Duplicate(offset) => return Ok((offset, partition.log.start_offset(), false)),
+            Verdict::Refuse(code) => return Err(code),
+        }
+    }
+    let base = partition.log.append(batch.as_bytes(), i64::from(header.record_count), header.max_timestamp);
+    if idempotent {
+        partition.producers.record(header.producer_id, header.producer_epoch, first, last, base);
+    }
+    Ok((base, partition.log.start_offset(), true))
+}

@@ -1,0 +1,97 @@
+//! How a fake cluster is started.
+
+use std::time::Duration;
+
+/// What [`FakeCluster::start`](crate::FakeCluster::start) builds: how many nodes, where they
+/// listen and what they advertise, and the broker defaults clients see.
+#[derive(Debug, Clone)]
+pub struct FakeConfig {
+    pub(crate) nodes: usize,
+    pub(crate) listen: Vec<String>,
+    pub(crate) advertise: Vec<String>,
+    pub(crate) cluster_id: String,
+    pub(crate) auto_create_topics: bool,
+    pub(crate) default_partitions: i32,
+    pub(crate) max_frame: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_connections: usize,
+}
+
+impl Default for FakeConfig {
+    /// One node on `127.0.0.1:0`, Kafka's broker defaults: topics created on first use with
+    /// one partition (`auto.create.topics.enable`, `num.partitions`), requests up to 100 MiB
+    /// (`socket.request.max.bytes`), idle connections closed after 10 minutes
+    /// (`connections.max.idle.ms`).
+    fn default() -> Self {
+        FakeConfig {
+            nodes: 1,
+            listen: Vec::new(),
+            advertise: Vec::new(),
+            cluster_id: "kafka-wire-fake-cluster".to_string(),
+            auto_create_topics: true,
+            default_partitions: 1,
+            max_frame: 100 << 20,
+            idle_timeout: Duration::from_secs(600),
+            max_connections: 1024,
+        }
+    }
+}
+
+impl FakeConfig {
+    /// The number of nodes (ids 0 to `n - 1`).
+    pub fn nodes(mut self, n: usize) -> Self {
+        self.nodes = n.max(1);
+        self
+    }
+
+    /// Where each node listens, in node order (`HOST:PORT`, port 0 for a free one); nodes
+    /// without an address listen on `127.0.0.1:0`.
+    pub fn listen<S: Into<String>>(mut self, addrs: impl IntoIterator<Item = S>) -> Self {
+        self.listen = addrs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// What Metadata tells clients each node is (`HOST:PORT`, in node order), for a proxy in
+    /// front; by default the address each node listens on.
+    pub fn advertise<S: Into<String>>(mut self, addrs: impl IntoIterator<Item = S>) -> Self {
+        self.advertise = addrs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether Metadata and Produce create unknown topics (Kafka's `auto.create.topics.enable`).
+    pub fn auto_create_topics(mut self, on: bool) -> Self {
+        self.auto_create_topics = on;
+        self
+    }
+
+    /// Partitions of a topic created without a count (Kafka's `num.partitions`).
+    pub fn default_partitions(mut self, n: i32) -> Self {
+        self.default_partitions = n.max(1);
+        self
+    }
+
+    /// The largest request a node reads (Kafka's `socket.request.max.bytes`); a larger one
+    /// closes its connection.
+    pub fn max_frame(mut self, bytes: usize) -> Self {
+        self.max_frame = bytes;
+        self
+    }
+
+    /// How long a connection may stay silent before a node closes it.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Connections a node keeps at once; more are closed as they arrive.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+
+    /// The cluster id Metadata and DescribeCluster report.
+    pub fn cluster_id(mut self, id: impl Into<String>) -> Self {
+        self.cluster_id = id.into();
+        self
+    }
+}

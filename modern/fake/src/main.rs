@@ -1,0 +1,75 @@
+//! `kafka-wire-fake`: an in-process Kafka cluster as a process, for tests in other languages.
+//! Prints `bootstrap.servers=HOST:PORT,…` as its first line on stdout, then serves until
+//! killed (SIGINT or SIGTERM stop it cleanly).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use kafka_wire_fake::{FakeCluster, FakeConfig};
+
+#[derive(Debug, Parser)]
+#[command(name = "kafka-wire-fake", version, about = "An in-memory Kafka cluster for tests")]
+struct Args {
+    /// Number of nodes.
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
+    /// Where the nodes listen, HOST:PORT[,HOST:PORT…] in node order (port 0: a free port).
+    #[arg(long, value_delimiter = ',', default_value = "127.0.0.1:0")]
+    listen: Vec<String>,
+    /// What Metadata tells clients each node is, HOST:PORT[,…] (for a proxy in front).
+    #[arg(long, value_delimiter = ',')]
+    advertise: Vec<String>,
+    /// Partitions of a topic created on first use (Kafka's num.partitions).
+    #[arg(long, default_value_t = 1)]
+    default_partitions: i32,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    if !args.advertise.is_empty() && args.advertise.len() != args.nodes {
+        eprintln!("kafka-wire-fake: --advertise names {} addresses for {} nodes", args.advertise.len(), args.nodes);
+        return ExitCode::from(2);
+    }
+    // One address for several nodes is a host to put every node on, each on a port of its own.
+    let listen = if args.listen.len() == 1 && args.nodes > 1 {
+        let (host, port) = args.listen[0].rsplit_once(':').unwrap_or(("127.0.0.1", "0"));
+        if port != "0" {
+            eprintln!("kafka-wire-fake: {} nodes cannot share port {port}", args.nodes);
+            return ExitCode::from(2);
+        }
+        vec![format!("{host}:0"); args.nodes]
+    } else {
+        args.listen
+    };
+    let config = FakeConfig::default()
+        .nodes(args.nodes)
+        .listen(listen)
+        .advertise(args.advertise)
+        .default_partitions(args.default_partitions);
+    let cluster = match FakeCluster::start(config).await {
+        Ok(cluster) => cluster,
+        Err(e) => {
+            eprintln!("kafka-wire-fake: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut stdout = std::io::stdout();
+    if writeln!(stdout, "bootstrap.servers={}", cluster.bootstrap_servers()).and_then(|()| stdout.flush()).is_err() {
+        return ExitCode::FAILURE;
+    }
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(term) => term,
+        Err(e) => {
+            eprintln!("kafka-wire-fake: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    cluster.shutdown().await;
+    ExitCode::SUCCESS
+}

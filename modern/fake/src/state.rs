@@ -1,0 +1,159 @@
+//! The cluster's data: nodes, topics, partitions and their logs, behind one lock. Requests
+//! hold it only while they read or change it, never across an await.
+
+use std::collections::{BTreeMap, HashMap};
+
+use kafka_wire::{ErrorCode, Uuid};
+
+use crate::log::Log;
+use crate::producers::Producers;
+
+/// A node as clients see it.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeInfo {
+    pub host: String,
+    pub port: i32,
+    pub alive: bool,
+}
+
+/// One partition: where it lives and what it holds.
+#[derive(Debug)]
+pub(crate) struct Partition {
+    pub leader: i32,
+    pub leader_epoch: i32,
+    pub replicas: Vec<i32>,
+    pub log: Log,
+    pub producers: Producers,
+}
+
+/// A topic.
+#[derive(Debug)]
+pub(crate) struct Topic {
+    pub id: Uuid,
+    pub partitions: Vec<Partition>,
+    pub configs: BTreeMap<String, String>,
+}
+
+/// Everything the nodes share.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub cluster_id: String,
+    pub nodes: BTreeMap<i32, NodeInfo>,
+    pub topics: BTreeMap<String, Topic>,
+    pub names_by_id: HashMap<Uuid, String>,
+    pub next_producer_id: i64,
+    pub auto_create_topics: bool,
+    pub default_partitions: i32,
+}
+
+/// Why a topic could not be created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Refused(pub ErrorCode);
+
+/// Kafka's rule for topic names: 1 to 249 characters of `[a-zA-Z0-9._-]`, not `.` or `..`.
+pub(crate) fn valid_topic_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 249
+        && name != "."
+        && name != ".."
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
+}
+
+/// A random version-4 topic id, never the nil id Kafka reserves.
+fn random_topic_id() -> Uuid {
+    let mut bytes = [0u8; 16];
+    // The operating system's generator; without one, a time-based id still differs per topic.
+    if getrandom::fill(&mut bytes).is_err() {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        bytes = now.as_nanos().to_be_bytes();
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    Uuid::from_bytes(bytes)
+}
+
+impl State {
+    /// Ids of the nodes that are up, in order.
+    pub fn live_nodes(&self) -> Vec<i32> {
+        self.nodes.iter().filter(|(_, n)| n.alive).map(|(id, _)| *id).collect()
+    }
+
+    /// Whether a topic could be created: Kafka's checks, in Kafka's order.
+    pub fn check_new_topic(&self, name: &str, partitions: i32, replication: i16) -> Result<(), Refused> {
+        if !valid_topic_name(name) {
+            return Err(Refused(ErrorCode::INVALID_TOPIC_EXCEPTION));
+        }
+        if self.topics.contains_key(name) {
+            return Err(Refused(ErrorCode::TOPIC_ALREADY_EXISTS));
+        }
+        if partitions < 1 {
+            return Err(Refused(ErrorCode::INVALID_PARTITIONS));
+        }
+        if replication < 1 || replication as usize > self.live_nodes().len() {
+            return Err(Refused(ErrorCode::INVALID_REPLICATION_FACTOR));
+        }
+        Ok(())
+    }
+
+    /// Creates a topic of `partitions` partitions with `replication` replicas each, leaders
+    /// spread over the live nodes round-robin.
+    pub fn create_topic(
+        &mut self,
+        name: &str,
+        partitions: i32,
+        replication: i16,
+        configs: BTreeMap<String, String>,
+    ) -> Result<Uuid, Refused> {
+        self.check_new_topic(name, partitions, replication)?;
+        let live = self.live_nodes();
+        let id = random_topic_id();
+        let parts = (0..partitions as usize)
+            .map(|p| {
+                let replicas: Vec<i32> = (0..replication as usize).map(|r| live[(p + r) % live.len()]).collect();
+                Partition {
+                    leader: replicas[0],
+                    leader_epoch: 0,
+                    replicas,
+                    log: Log::default(),
+                    producers: Producers::default(),
+                }
+            })
+            .collect();
+        self.topics.insert(name.to_string(), Topic { id, partitions: parts, configs });
+        self.names_by_id.insert(id, name.to_string());
+        Ok(id)
+    }
+
+    /// Creates `name` with the defaults if it is unknown and auto-creation is on.
+    pub fn auto_create(&mut self, name: &str) -> bool {
+        if self.topics.contains_key(name) {
+            return true;
+        }
+        self.auto_create_topics && self.create_topic(name, self.default_partitions, 1, BTreeMap::new()).is_ok()
+    }
+
+    /// Deletes a topic.
+    pub fn delete_topic(&mut self, name: &str) -> Option<Topic> {
+        let topic = self.topics.remove(name)?;
+        self.names_by_id.remove(&topic.id);
+        Some(topic)
+    }
+
+    /// The name of the topic with this id.
+    pub fn name_of(&self, id: Uuid) -> Option<String> {
+        self.names_by_id.get(&id).cloned()
+    }
+
+    /// A partition, and whether `node` leads it, or the error to answer.
+    pub fn partition_for(&mut self, topic: &str, index: i32, node: i32) -> Result<&mut Partition, ErrorCode> {
+        let partition = self
+            .topics
+            .get_mut(topic)
+            .and_then(|t| t.partitions.get_mut(usize::try_from(index).ok()?))
+            .ok_or(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION)?;
+        if partition.leader != node {
+            return Err(ErrorCode::NOT_LEADER_OR_FOLLOWER);
+        }
+        Ok(partition)
+    }
+}
