@@ -209,3 +209,15 @@ impl Drop for ZooKeeper {
         let _ = self.child.wait();
     }
 }
+
+/// The value of `var`, which names a peer a test needs (a client's interpreter, its modules):
+/// `None`, and the test skipped, when it is unset on a developer's machine; under CI
+/// (`CI` set) an unset one fails the test, since `scripts/test` sets every one.
+pub fn env_or_skip(var: &str) -> Option<std::ffi::OsString> {
+    let value = std::env::var_os(var);
+    if value.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "{var} must be set under CI (scripts/test sets it)");
+        eprintln!("{var} not set: skipped");
+    }
+    value
+}

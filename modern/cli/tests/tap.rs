@@ -15,6 +15,7 @@ use std::time::Duration;
 use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestFrame, ResponseFrame};
 use kafka_wire::BytesMut;
 use kafka_wire_inspect::explain::{recording, Schemas, Style};
+use kafka_wire_test_support::env_or_skip;
 use kafka_wire_test_support::tansu::Tansu;
 
 mod common;
@@ -479,15 +480,6 @@ const KNOWN_NON_CANONICAL: &[(&str, &str, &str, i16, &str)] =
 
 /// A program a test needs, named by `var` (scripts/test sets it); unset, the test is skipped,
 /// except under CI.
-fn env_or_skip(var: &str) -> Option<std::ffi::OsString> {
-    let value = std::env::var_os(var);
-    if value.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "{var} must be set under CI (scripts/test sets it)");
-        eprintln!("{var} not set: skipped");
-    }
-    value
-}
-
 /// `kafka-wire tap --reencode` in front of `kafka`, naming fields with Kafka 4.4.0's schemas. No
 /// `--clamp-versions`: clients talk to Kafka 4.4 at the versions they choose.
 fn reencoding_tap(kafka: &kafka_wire_test_support::Kafka) -> Tap {

@@ -4,6 +4,8 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+use kafka_wire_test_support::env_or_skip;
+
 /// The binary, killed when dropped.
 struct Fake(Child);
 
@@ -25,15 +27,6 @@ fn start(args: &[&str]) -> (Fake, String) {
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let bootstrap = line.trim().strip_prefix("bootstrap.servers=").unwrap_or_else(|| panic!("first line: {line:?}"));
     (Fake(child), bootstrap.to_string())
-}
-
-fn env_or_skip(var: &str) -> Option<std::ffi::OsString> {
-    let value = std::env::var_os(var);
-    if value.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "{var} must be set under CI (scripts/test sets it)");
-        eprintln!("{var} not set: skipped");
-    }
-    value
 }
 
 #[test]
