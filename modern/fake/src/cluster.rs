@@ -18,6 +18,8 @@ use crate::state::{NodeInfo, State};
 pub(crate) struct Shared {
     state: Mutex<State>,
     pub appended: Notify,
+    /// Woken on every change to a group, for JoinGroup and SyncGroup waiting on one.
+    pub groups_changed: Notify,
     pub config: FakeConfig,
 }
 
@@ -71,11 +73,18 @@ impl FakeCluster {
             nodes,
             topics: BTreeMap::new(),
             names_by_id: Default::default(),
+            groups: BTreeMap::new(),
             next_producer_id: 1000,
             auto_create_topics: config.auto_create_topics,
             default_partitions: config.default_partitions,
         };
-        let shared = Arc::new(Shared { state: Mutex::new(state), appended: Notify::new(), config });
+        let shared = Arc::new(Shared {
+            state: Mutex::new(state),
+            appended: Notify::new(),
+            groups_changed: Notify::new(),
+            config,
+        });
+        tokio::spawn(tick_groups(Arc::downgrade(&shared)));
         let nodes = listeners
             .into_iter()
             .enumerate()
@@ -154,6 +163,22 @@ impl FakeCluster {
     pub async fn shutdown(self) {
         for node in self.nodes {
             node.stop().await;
+        }
+    }
+}
+
+/// Every 100 ms: members past their session timeout leave, rounds of joins past their
+/// deadline end. Stops once the cluster is gone.
+async fn tick_groups(shared: std::sync::Weak<Shared>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(shared) = shared.upgrade() else { return };
+        let now = std::time::Instant::now();
+        let changed = shared.state().groups.values_mut().fold(false, |changed, g| g.expire(now) | changed);
+        if changed {
+            shared.groups_changed.notify_waiters();
         }
     }
 }

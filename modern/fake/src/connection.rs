@@ -20,6 +20,7 @@ const MIN_FRAME: usize = 8;
 
 /// Serves one socket until the client leaves, misbehaves or the node stops.
 pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
+    let client_host = socket.peer_addr().map(|a| format!("/{}", a.ip())).unwrap_or_default();
     let mut framer = Framer::new(MIN_FRAME, shared.config.max_frame);
     let idle = shared.config.idle_timeout;
     let mut out = BytesMut::new();
@@ -34,7 +35,7 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
             // A fetch may wait for records; a node that stops does not wait for it.
             let answered = tokio::select! {
                 _ = stopped.changed() => return,
-                answered = answer(frame.slice(4..), node, &shared) => answered,
+                answered = answer(frame.slice(4..), node, &client_host, &shared) => answered,
             };
             let Some(response) = answered else { return };
             if let Some(response) = response {
@@ -63,7 +64,7 @@ type Answer = (ResponseFrame, i16);
 
 /// The answer to one request frame (the bytes after its size): `None` closes the connection,
 /// `Some(None)` sends nothing (a Produce with acks=0).
-async fn answer(frame: bytes::Bytes, node: i32, shared: &Shared) -> Option<Option<Answer>> {
+async fn answer(frame: bytes::Bytes, node: i32, client_host: &str, shared: &Shared) -> Option<Option<Answer>> {
     let (api, version, correlation_id) = peek_header(&frame)?;
     // KIP-511: a client newer than the broker sends ApiVersions at a version the broker does
     // not know; it gets UNSUPPORTED_VERSION at v0 with the versions the broker does know.
@@ -87,7 +88,9 @@ async fn answer(frame: bytes::Bytes, node: i32, shared: &Shared) -> Option<Optio
         tracing::debug!(node, ?api, version, "not served: connection closed");
         return None;
     }
-    let body: Option<ResponseKind> = apis::handle(shared, node, request.body, version).await;
+    let client_id = request.header.client_id.as_ref().map(|c| c.to_string()).unwrap_or_default();
+    let ctx = apis::Ctx { shared, node, version, client_id, client_host: client_host.to_string() };
+    let body: Option<ResponseKind> = apis::handle(&ctx, request.body).await;
     Some(body.map(|body| (ResponseFrame::new(body, correlation_id), version)))
 }
 

@@ -30,6 +30,7 @@ mod apis;
 mod cluster;
 mod config;
 mod connection;
+mod groups;
 mod log;
 mod node;
 mod producers;

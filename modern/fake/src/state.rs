@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use kafka_wire::{ErrorCode, Uuid};
 
+use crate::groups::{java_hash, Group};
 use crate::log::Log;
 use crate::producers::Producers;
 
@@ -41,6 +42,7 @@ pub(crate) struct State {
     pub nodes: BTreeMap<i32, NodeInfo>,
     pub topics: BTreeMap<String, Topic>,
     pub names_by_id: HashMap<Uuid, String>,
+    pub groups: BTreeMap<String, Group>,
     pub next_producer_id: i64,
     pub auto_create_topics: bool,
     pub default_partitions: i32,
@@ -59,8 +61,8 @@ pub(crate) fn valid_topic_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
 }
 
-/// A random version-4 topic id, never the nil id Kafka reserves.
-fn random_topic_id() -> Uuid {
+/// A random version-4 UUID (topic ids, member ids), never the nil id Kafka reserves.
+pub(crate) fn random_uuid() -> Uuid {
     let mut bytes = [0u8; 16];
     // The operating system's generator; without one, a time-based id still differs per topic.
     if getrandom::fill(&mut bytes).is_err() {
@@ -106,7 +108,7 @@ impl State {
     ) -> Result<Uuid, Refused> {
         self.check_new_topic(name, partitions, replication)?;
         let live = self.live_nodes();
-        let id = random_topic_id();
+        let id = random_uuid();
         let parts = (0..partitions as usize)
             .map(|p| {
                 let replicas: Vec<i32> = (0..replication as usize).map(|r| live[(p + r) % live.len()]).collect();
@@ -122,6 +124,14 @@ impl State {
         self.topics.insert(name.to_string(), Topic { id, partitions: parts, configs });
         self.names_by_id.insert(id, name.to_string());
         Ok(id)
+    }
+
+    /// The node that coordinates a group or transactional id: the leader of the partition of
+    /// Kafka's internal topic the key hashes to, here a live node chosen the same way.
+    pub fn coordinator_of(&self, key: &str) -> Option<i32> {
+        let live = self.live_nodes();
+        let slot = (java_hash(key) & 0x7fff_ffff) as usize;
+        (!live.is_empty()).then(|| live[slot % live.len()])
     }
 
     /// Creates `name` with the defaults if it is unknown and auto-creation is on.

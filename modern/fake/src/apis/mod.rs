@@ -3,16 +3,40 @@
 
 pub(crate) mod api_versions;
 mod create_topics;
+mod delete_groups;
 mod delete_topics;
+mod describe_groups;
 mod fetch;
+mod find_coordinator;
+mod heartbeat;
 mod init_producer_id;
+mod join_group;
+mod leave_group;
+mod list_groups;
 mod list_offsets;
 mod metadata;
+mod offset_commit;
+mod offset_delete;
+mod offset_fetch;
 mod produce;
+mod sync_group;
 
 use kafka_wire::messages::{ApiKey, RequestKind, ResponseKind};
 
 use crate::cluster::Shared;
+
+/// What a handler knows of the request besides its body.
+pub(crate) struct Ctx<'a> {
+    pub shared: &'a Shared,
+    /// The node the request came to.
+    pub node: i32,
+    /// The version of the request (and of its response).
+    pub version: i16,
+    /// The header's client id ("" when null).
+    pub client_id: String,
+    /// The client's address as Kafka reports it (`/IP`).
+    pub client_host: String,
+}
 
 /// The APIs the cluster answers; each at every version kafka-wire's messages know.
 pub(crate) const SERVED: &[ApiKey] = &[
@@ -20,10 +44,21 @@ pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::Fetch,
     ApiKey::ListOffsets,
     ApiKey::Metadata,
+    ApiKey::OffsetCommit,
+    ApiKey::OffsetFetch,
+    ApiKey::FindCoordinator,
+    ApiKey::JoinGroup,
+    ApiKey::Heartbeat,
+    ApiKey::LeaveGroup,
+    ApiKey::SyncGroup,
+    ApiKey::DescribeGroups,
+    ApiKey::ListGroups,
     ApiKey::ApiVersions,
     ApiKey::CreateTopics,
     ApiKey::DeleteTopics,
     ApiKey::InitProducerId,
+    ApiKey::DeleteGroups,
+    ApiKey::OffsetDelete,
 ];
 
 /// Whether `api` at `version` is answered (anything else closes the connection, as Kafka
@@ -33,7 +68,8 @@ pub(crate) fn served(api: ApiKey, version: i16) -> bool {
 }
 
 /// The answer to a request of a served API; `None` for a request that gets no response.
-pub(crate) async fn handle(shared: &Shared, node: i32, request: RequestKind, version: i16) -> Option<ResponseKind> {
+pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<ResponseKind> {
+    let (shared, node, version) = (ctx.shared, ctx.node, ctx.version);
     Some(match request {
         RequestKind::ApiVersions(r) => api_versions::handle(&r, version).into(),
         RequestKind::Metadata(r) => metadata::handle(shared, r, version).into(),
@@ -43,6 +79,27 @@ pub(crate) async fn handle(shared: &Shared, node: i32, request: RequestKind, ver
         RequestKind::Fetch(r) => fetch::handle(shared, node, r, version).await.into(),
         RequestKind::ListOffsets(r) => list_offsets::handle(shared, node, r, version).into(),
         RequestKind::InitProducerId(r) => init_producer_id::handle(shared, r).into(),
+        RequestKind::FindCoordinator(r) => find_coordinator::handle(ctx, r).into(),
+        RequestKind::JoinGroup(r) => join_group::handle(ctx, r).await.into(),
+        RequestKind::SyncGroup(r) => sync_group::handle(ctx, r).await.into(),
+        RequestKind::Heartbeat(r) => heartbeat::handle(ctx, r).into(),
+        RequestKind::LeaveGroup(r) => leave_group::handle(ctx, r).into(),
+        RequestKind::OffsetCommit(r) => offset_commit::handle(ctx, r).into(),
+        RequestKind::OffsetFetch(r) => offset_fetch::handle(ctx, r).into(),
+        RequestKind::DescribeGroups(r) => describe_groups::handle(ctx, r).into(),
+        RequestKind::ListGroups(r) => list_groups::handle(ctx, r).into(),
+        RequestKind::DeleteGroups(r) => delete_groups::handle(ctx, r).into(),
+        RequestKind::OffsetDelete(r) => offset_delete::handle(ctx, r).into(),
         _ => return None,
     })
+}
+
+/// Whether this node coordinates `group`: NOT_COORDINATOR otherwise, as Kafka answers a client
+/// whose coordinator moved.
+pub(crate) fn coordinates(state: &crate::state::State, node: i32, group: &str) -> Result<(), kafka_wire::ErrorCode> {
+    match state.coordinator_of(group) {
+        Some(n) if n == node => Ok(()),
+        Some(_) => Err(kafka_wire::ErrorCode::NOT_COORDINATOR),
+        None => Err(kafka_wire::ErrorCode::COORDINATOR_NOT_AVAILABLE),
+    }
 }

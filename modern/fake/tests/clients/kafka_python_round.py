@@ -8,14 +8,14 @@ import time
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
-from kafka.errors import TopicAlreadyExistsError
+from kafka.errors import CommitFailedError, RebalanceInProgressError, TopicAlreadyExistsError
 
 bootstrap = sys.argv[1].split(",")
 topic = "python-round"
 admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kafka-python-fake")
-admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=2)])
+admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=1)])
 try:
-    admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=2)])
+    admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=1)])
     duplicate = "created twice"
 except TopicAlreadyExistsError:
     duplicate = "TopicAlreadyExistsError"
@@ -47,7 +47,61 @@ while len(values) < 10 * len(codecs) and time.time() < deadline:
             values.append(r.value.decode())
 ends = consumer.end_offsets(partitions)
 consumer.close()
+
+# A consumer group: one member, then a second joins (a rebalance splits the partitions), both
+# read and commit, then the first leaves and the second takes every partition.
+group = "python-group"
+def member():
+    return KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
+                         enable_auto_commit=False, heartbeat_interval_ms=200, session_timeout_ms=6000,
+                         max_poll_records=7)
+seen = {}
+def drain(consumer, name):
+    for records in consumer.poll(timeout_ms=100).values():
+        for r in records:
+            seen.setdefault(r.value.decode(), []).append(name)
+    try:
+        consumer.commit()
+    except (CommitFailedError, RebalanceInProgressError):
+        # Between a round of joins and its assignments, as Kafka answers too: the records
+        # since the last commit come again to whoever owns the partition next.
+        pass
+first = member()
+deadline = time.time() + 60
+while not first.assignment() and time.time() < deadline:
+    drain(first, "first")
+second = member()
+split = None
+while time.time() < deadline:
+    drain(first, "first")
+    drain(second, "second")
+    sizes = sorted([len(first.assignment()), len(second.assignment())])
+    if sizes == [1, 2] and split is None:
+        split = sizes
+    if split and len(seen) == 10 * len(codecs):
+        break
+first.close()
+alone = None
+while time.time() < deadline:
+    drain(second, "second")
+    if len(second.assignment()) == 3:
+        alone = 3
+        break
+committed = {p.partition: second.committed(p) for p in partitions}
+second.close()
+admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+described = admin.describe_groups([group])
+listed = admin.list_groups()
+admin.close()
+
 print(json.dumps({
+    "group_split": split,
+    "group_alone": alone,
+    "group_consumed": len(seen),
+    "committed": [committed[p] for p in sorted(committed)],
+    "group_state": described[group]["group_state"],
+    "group_protocol": described[group]["protocol_type"],
+    "groups": [g["group_id"] for g in listed],
     "consumed": len(values),
     "distinct": len(set(values)),
     "end_offsets": sorted(ends.values()),

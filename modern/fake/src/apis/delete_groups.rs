@@ -1,0 +1,31 @@
+//! DeleteGroups: a group without members, and its committed offsets, go away.
+
+use kafka_wire::messages::delete_groups_response::DeletableGroupResult;
+use kafka_wire::messages::{DeleteGroupsRequest, DeleteGroupsResponse};
+use kafka_wire::ErrorCode;
+
+use super::{coordinates, Ctx};
+use crate::groups::Phase;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteGroupsRequest) -> DeleteGroupsResponse {
+    let mut state = ctx.shared.state();
+    let results = request
+        .groups_names
+        .iter()
+        .map(|id| {
+            let error_code = match coordinates(&state, ctx.node, id) {
+                Err(code) => code,
+                Ok(()) => match state.groups.get(id.as_str()).map(|g| g.phase) {
+                    None => ErrorCode::GROUP_ID_NOT_FOUND,
+                    Some(Phase::Empty) => {
+                        state.groups.remove(id.as_str());
+                        ErrorCode::NONE
+                    }
+                    Some(_) => ErrorCode::NON_EMPTY_GROUP,
+                },
+            };
+            DeletableGroupResult { group_id: id.clone(), error_code, ..Default::default() }
+        })
+        .collect();
+    DeleteGroupsResponse { results, ..Default::default() }
+}

@@ -1,0 +1,68 @@
+//! DescribeGroups: state, protocol and members (with metadata and assignment once stable).
+
+use kafka_wire::messages::describe_groups_response::{DescribedGroup, DescribedGroupMember};
+use kafka_wire::messages::{DescribeGroupsRequest, DescribeGroupsResponse};
+use kafka_wire::{Bytes, ErrorCode, StrBytes};
+
+use super::{coordinates, Ctx};
+use crate::groups::Phase;
+
+/// DescribeGroups v6 answers GROUP_ID_NOT_FOUND for a group that does not exist (KIP-1043);
+/// before, such a group is described as Dead.
+const NOT_FOUND_FROM: i16 = 6;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeGroupsRequest) -> DescribeGroupsResponse {
+    let state = ctx.shared.state();
+    let groups = request
+        .groups
+        .iter()
+        .map(|id| {
+            let mut described = DescribedGroup { group_id: id.clone(), ..Default::default() };
+            if let Err(code) = coordinates(&state, ctx.node, id) {
+                described.error_code = code;
+                return described;
+            }
+            let Some(group) = state.groups.get(id.as_str()) else {
+                described.group_state = StrBytes::from_static_str("Dead");
+                if ctx.version >= NOT_FOUND_FROM {
+                    described.error_code = ErrorCode::GROUP_ID_NOT_FOUND;
+                    described.error_message = Some(StrBytes::from(format!("Group {id} not found.")));
+                }
+                return described;
+            };
+            described.group_state = StrBytes::from_static_str(group.phase.name());
+            described.protocol_type = StrBytes::from(group.protocol_type.clone().unwrap_or_default());
+            // The protocol is named, and metadata and assignments shown, once it is chosen.
+            let settled = matches!(group.phase, Phase::Stable | Phase::CompletingRebalance);
+            if settled {
+                described.protocol_data = StrBytes::from(group.protocol.clone().unwrap_or_default());
+            }
+            described.members = group
+                .members
+                .iter()
+                .map(|(member_id, m)| {
+                    let metadata = if settled {
+                        m.protocols.iter().find(|(n, _)| Some(n) == group.protocol.as_ref()).map(|(_, b)| b.clone())
+                    } else {
+                        None
+                    };
+                    DescribedGroupMember {
+                        member_id: StrBytes::from(member_id.clone()),
+                        group_instance_id: m.instance_id.clone().map(StrBytes::from),
+                        client_id: StrBytes::from(m.client_id.clone()),
+                        client_host: StrBytes::from(m.client_host.clone()),
+                        member_metadata: metadata.unwrap_or_default(),
+                        member_assignment: if group.phase == Phase::Stable {
+                            m.assignment.clone()
+                        } else {
+                            Bytes::new()
+                        },
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            described
+        })
+        .collect();
+    DescribeGroupsResponse { groups, ..Default::default() }
+}

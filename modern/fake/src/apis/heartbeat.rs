@@ -1,0 +1,31 @@
+//! Heartbeat: keeps a member alive; tells it when a rebalance has begun.
+
+use std::time::Instant;
+
+use kafka_wire::messages::{HeartbeatRequest, HeartbeatResponse};
+use kafka_wire::ErrorCode;
+
+use super::{coordinates, Ctx};
+use crate::groups::Phase;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: HeartbeatRequest) -> HeartbeatResponse {
+    let mut state = ctx.shared.state();
+    let error_code = (|| {
+        coordinates(&state, ctx.node, &request.group_id)?;
+        let group = state.groups.get_mut(request.group_id.as_str()).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;
+        let member = request.member_id.to_string();
+        if !group.members.contains_key(&member) {
+            return Err(ErrorCode::UNKNOWN_MEMBER_ID);
+        }
+        if let Some(m) = group.members.get_mut(&member) {
+            m.last_seen = Instant::now();
+        }
+        if group.phase == Phase::PreparingRebalance {
+            return Err(ErrorCode::REBALANCE_IN_PROGRESS);
+        }
+        group.check_member(&member, request.generation_id)
+    })()
+    .err()
+    .unwrap_or(ErrorCode::NONE);
+    HeartbeatResponse { error_code, ..Default::default() }
+}

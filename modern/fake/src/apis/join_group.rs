@@ -1,0 +1,87 @@
+//! JoinGroup: joins the member, then waits for the round of joins to end (every member
+//! rejoined, or the rebalance timeout passed) and answers with the generation, the chosen
+//! protocol, the leader, and for the leader every member's metadata.
+
+use std::time::{Duration, Instant};
+
+use kafka_wire::messages::join_group_response::JoinGroupResponseMember;
+use kafka_wire::messages::{JoinGroupRequest, JoinGroupResponse};
+use kafka_wire::{ErrorCode, StrBytes};
+
+use super::{coordinates, Ctx};
+use crate::groups::{Group, JoinRequest, JoinStep};
+
+/// JoinGroup v4 asks a new member to join again with the id it is given (KIP-394).
+const KNOWN_MEMBER_ID_FROM: i16 = 4;
+
+pub(crate) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGroupResponse {
+    let group_id = request.group_id.to_string();
+    let refuse = |error_code, member_id: String| JoinGroupResponse {
+        error_code,
+        generation_id: -1,
+        member_id: StrBytes::from(member_id),
+        // Null from v7 on, as Kafka answers an error; an empty string before.
+        protocol_name: (ctx.version < 7).then(StrBytes::default),
+        ..Default::default()
+    };
+    let join = JoinRequest {
+        member_id: request.member_id.to_string(),
+        instance_id: request.group_instance_id.as_ref().map(|s| s.to_string()),
+        client_id: ctx.client_id.clone(),
+        client_host: ctx.client_host.clone(),
+        session_timeout_ms: request.session_timeout_ms,
+        rebalance_timeout_ms: if ctx.version >= 1 { request.rebalance_timeout_ms } else { request.session_timeout_ms },
+        protocol_type: request.protocol_type.to_string(),
+        protocols: request.protocols.iter().map(|p| (p.name.to_string(), p.metadata.clone())).collect(),
+        require_known_member_id: ctx.version >= KNOWN_MEMBER_ID_FROM,
+    };
+    let member_id = {
+        let mut state = ctx.shared.state();
+        if let Err(code) = coordinates(&state, ctx.node, &group_id) {
+            return refuse(code, join.member_id);
+        }
+        if group_id.is_empty() {
+            return refuse(ErrorCode::INVALID_GROUP_ID, join.member_id);
+        }
+        let now = Instant::now();
+        let group = state.groups.entry(group_id.clone()).or_insert_with(|| Group::new(now));
+        match group.join(join, now) {
+            JoinStep::Refuse(code, member_id) => return refuse(code, member_id),
+            JoinStep::Wait(member_id) => member_id,
+        }
+    };
+    ctx.shared.groups_changed.notify_waiters();
+    loop {
+        let changed = ctx.shared.groups_changed.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        {
+            let mut state = ctx.shared.state();
+            let Some(member) = state.groups.get_mut(&group_id).and_then(|g| g.members.get_mut(&member_id)) else {
+                return refuse(ErrorCode::UNKNOWN_MEMBER_ID, member_id);
+            };
+            if let Some(answer) = member.join_answer.take() {
+                return JoinGroupResponse {
+                    generation_id: answer.generation,
+                    protocol_type: Some(StrBytes::from(answer.protocol_type)),
+                    protocol_name: Some(StrBytes::from(answer.protocol)),
+                    leader: StrBytes::from(answer.leader),
+                    member_id: StrBytes::from(member_id),
+                    members: answer
+                        .members
+                        .into_iter()
+                        .map(|(id, instance, metadata)| JoinGroupResponseMember {
+                            member_id: StrBytes::from(id),
+                            group_instance_id: instance.map(StrBytes::from),
+                            metadata,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
+            }
+        }
+        // The group ticker ends overdue rounds; the timeout only bounds a missed wake-up.
+        let _ = tokio::time::timeout(Duration::from_millis(200), changed).await;
+    }
+}

@@ -1,0 +1,92 @@
+//! OffsetCommit: a member of the current generation commits (or anyone, with generation -1,
+//! for a group without members, as admin tools and manually assigned consumers do).
+
+use std::time::Instant;
+
+use kafka_wire::messages::offset_commit_response::{OffsetCommitResponsePartition, OffsetCommitResponseTopic};
+use kafka_wire::messages::{OffsetCommitRequest, OffsetCommitResponse};
+use kafka_wire::ErrorCode;
+
+use super::{coordinates, Ctx};
+use crate::groups::{Committed, Group, Phase};
+
+/// OffsetCommit v10 names topics by id.
+const TOPIC_IDS_FROM: i16 = 10;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommitResponse {
+    let mut state = ctx.shared.state();
+    let group_id = request.group_id.to_string();
+    let now = Instant::now();
+    let group_error = (|| {
+        coordinates(&state, ctx.node, &group_id)?;
+        let generation = request.generation_id_or_member_epoch;
+        let member = request.member_id.to_string();
+        let group = state.groups.entry(group_id.clone()).or_insert_with(|| Group::new(now));
+        if generation < 0 && member.is_empty() {
+            // A commit from outside the group: only while it has no members.
+            return if group.phase == Phase::Empty { Ok(()) } else { Err(ErrorCode::UNKNOWN_MEMBER_ID) };
+        }
+        // Kafka's order: members may commit while a round of joins runs (before they rejoin),
+        // not between its end and the leader's assignment.
+        if group.phase == Phase::CompletingRebalance {
+            return Err(ErrorCode::REBALANCE_IN_PROGRESS);
+        }
+        group.check_member(&member, generation)?;
+        if let Some(m) = group.members.get_mut(&member) {
+            m.last_seen = now;
+        }
+        Ok(())
+    })()
+    .err();
+    let topics = request
+        .topics
+        .iter()
+        .map(|topic| {
+            let name = if ctx.version >= TOPIC_IDS_FROM {
+                state.name_of(topic.topic_id)
+            } else {
+                Some(topic.name.to_string())
+            };
+            let partitions = topic
+                .partitions
+                .iter()
+                .map(|p| {
+                    let known = name
+                        .as_ref()
+                        .and_then(|n| state.topics.get(n))
+                        .is_some_and(|t| (0..t.partitions.len() as i32).contains(&p.partition_index));
+                    let error_code = match (group_error, known, &name) {
+                        (Some(code), _, _) => code,
+                        (None, false, None) => ErrorCode::UNKNOWN_TOPIC_ID,
+                        (None, false, Some(_)) => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                        (None, true, Some(name)) => {
+                            let committed = Committed {
+                                offset: p.committed_offset,
+                                leader_epoch: p.committed_leader_epoch,
+                                metadata: p.committed_metadata.as_ref().map(|m| m.to_string()),
+                            };
+                            if let Some(group) = state.groups.get_mut(&group_id) {
+                                group.offsets.insert((name.clone(), p.partition_index), committed);
+                            }
+                            ErrorCode::NONE
+                        }
+                        (None, true, None) => ErrorCode::UNKNOWN_TOPIC_ID,
+                    };
+                    OffsetCommitResponsePartition {
+                        partition_index: p.partition_index,
+                        error_code,
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            let mut response = OffsetCommitResponseTopic { partitions, ..Default::default() };
+            if ctx.version >= TOPIC_IDS_FROM {
+                response.topic_id = topic.topic_id;
+            } else {
+                response.name = topic.name.clone();
+            }
+            response
+        })
+        .collect();
+    OffsetCommitResponse { topics, ..Default::default() }
+}

@@ -1,0 +1,155 @@
+//! OffsetFetch: a group's committed offsets, for the partitions asked or all of them; one
+//! group (v0–7) or several (v8+), topics by id from v10.
+
+use kafka_wire::messages::offset_fetch_response::{
+    OffsetFetchResponseGroup, OffsetFetchResponsePartition, OffsetFetchResponsePartitions, OffsetFetchResponseTopic,
+    OffsetFetchResponseTopics,
+};
+use kafka_wire::messages::{OffsetFetchRequest, OffsetFetchResponse};
+use kafka_wire::{ErrorCode, StrBytes, TopicName, Uuid};
+
+use super::{coordinates, Ctx};
+use crate::state::State;
+
+/// OffsetFetch v8 asks for several groups.
+const BATCHED_FROM: i16 = 8;
+/// OffsetFetch v10 names topics by id.
+const TOPIC_IDS_FROM: i16 = 10;
+
+/// One partition's answer: (offset, leader epoch, metadata, error).
+type Found = (i64, i32, Option<StrBytes>, ErrorCode);
+
+/// Partitions asked for: topic name ("" for an unknown id), id, partition indexes.
+type Asked = Vec<(String, Uuid, Vec<i32>)>;
+/// Partitions answered: topic name, id, and per partition what was found.
+type Answered = Vec<(String, Uuid, Vec<(i32, Found)>)>;
+
+/// Per topic (name, id), per partition: what `group` committed. `asked` None: every partition
+/// with a commit.
+fn fetch(state: &State, group: &str, asked: Option<Asked>) -> Answered {
+    let offsets = state.groups.get(group).map(|g| &g.offsets);
+    let found = |topic: &str, p: i32| -> Found {
+        match offsets.and_then(|o| o.get(&(topic.to_string(), p))) {
+            Some(c) => (
+                c.offset,
+                c.leader_epoch,
+                Some(StrBytes::from(c.metadata.clone().unwrap_or_default())),
+                ErrorCode::NONE,
+            ),
+            None => (-1, -1, Some(StrBytes::default()), ErrorCode::NONE),
+        }
+    };
+    match asked {
+        Some(asked) => asked
+            .into_iter()
+            .map(|(name, id, partitions)| {
+                // An id no topic has (v10+) resolves to no name.
+                let rows = partitions
+                    .into_iter()
+                    .map(|p| {
+                        if name.is_empty() {
+                            (p, (-1, -1, None, ErrorCode::UNKNOWN_TOPIC_ID))
+                        } else {
+                            (p, found(&name, p))
+                        }
+                    })
+                    .collect();
+                (name, id, rows)
+            })
+            .collect(),
+        None => {
+            let mut by_topic: std::collections::BTreeMap<String, Vec<(i32, Found)>> = Default::default();
+            for ((topic, p), _) in offsets.into_iter().flatten() {
+                by_topic.entry(topic.clone()).or_default().push((*p, found(topic, *p)));
+            }
+            by_topic
+                .into_iter()
+                .map(|(name, rows)| {
+                    let id = state.topics.get(&name).map_or(Uuid::nil(), |t| t.id);
+                    (name, id, rows)
+                })
+                .collect()
+        }
+    }
+}
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchResponse {
+    let state = ctx.shared.state();
+    if ctx.version < BATCHED_FROM {
+        let group = request.group_id.to_string();
+        if let Err(error_code) = coordinates(&state, ctx.node, &group) {
+            return OffsetFetchResponse { error_code, ..Default::default() };
+        }
+        let asked = request.topics.map(|ts| {
+            ts.iter().map(|t| (t.name.to_string(), Uuid::nil(), t.partition_indexes.iter().collect())).collect()
+        });
+        let topics = fetch(&state, &group, asked)
+            .into_iter()
+            .map(|(name, _, rows)| OffsetFetchResponseTopic {
+                name: TopicName(StrBytes::from(name)),
+                partitions: rows
+                    .into_iter()
+                    .map(|(p, (offset, epoch, metadata, error_code))| OffsetFetchResponsePartition {
+                        partition_index: p,
+                        committed_offset: offset,
+                        committed_leader_epoch: epoch,
+                        metadata,
+                        error_code,
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect();
+        return OffsetFetchResponse { topics, ..Default::default() };
+    }
+    let groups = request
+        .groups
+        .iter()
+        .map(|g| {
+            let group = g.group_id.to_string();
+            if let Err(error_code) = coordinates(&state, ctx.node, &group) {
+                return OffsetFetchResponseGroup { group_id: g.group_id.clone(), error_code, ..Default::default() };
+            }
+            let asked = g.topics.as_ref().map(|ts| {
+                ts.iter()
+                    .map(|t| {
+                        let name = if ctx.version >= TOPIC_IDS_FROM {
+                            state.name_of(t.topic_id).unwrap_or_default()
+                        } else {
+                            t.name.to_string()
+                        };
+                        (name, t.topic_id, t.partition_indexes.iter().collect())
+                    })
+                    .collect()
+            });
+            let topics = fetch(&state, &group, asked)
+                .into_iter()
+                .map(|(name, id, rows)| {
+                    let mut topic = OffsetFetchResponseTopics {
+                        partitions: rows
+                            .into_iter()
+                            .map(|(p, (offset, epoch, metadata, error_code))| OffsetFetchResponsePartitions {
+                                partition_index: p,
+                                committed_offset: offset,
+                                committed_leader_epoch: epoch,
+                                metadata,
+                                error_code,
+                                ..Default::default()
+                            })
+                            .collect(),
+                        ..Default::default()
+                    };
+                    if ctx.version >= TOPIC_IDS_FROM {
+                        topic.topic_id = id;
+                    } else {
+                        topic.name = TopicName(StrBytes::from(name));
+                    }
+                    topic
+                })
+                .collect();
+            OffsetFetchResponseGroup { group_id: g.group_id.clone(), topics, ..Default::default() }
+        })
+        .collect();
+    OffsetFetchResponse { groups, ..Default::default() }
+}

@@ -1,0 +1,61 @@
+//! SyncGroup: the leader hands out the assignments; every member waits for them and gets
+//! its own.
+
+use std::time::{Duration, Instant};
+
+use kafka_wire::messages::{SyncGroupRequest, SyncGroupResponse};
+use kafka_wire::{Bytes, ErrorCode, StrBytes};
+
+use super::{coordinates, Ctx};
+use crate::groups::Phase;
+
+pub(crate) async fn handle(ctx: &Ctx<'_>, request: SyncGroupRequest) -> SyncGroupResponse {
+    let group_id = request.group_id.to_string();
+    let member_id = request.member_id.to_string();
+    let refuse =
+        |error_code| SyncGroupResponse { error_code, protocol_type: None, protocol_name: None, ..Default::default() };
+    {
+        let mut state = ctx.shared.state();
+        if let Err(code) = coordinates(&state, ctx.node, &group_id) {
+            return refuse(code);
+        }
+        let Some(group) = state.groups.get_mut(&group_id) else { return refuse(ErrorCode::UNKNOWN_MEMBER_ID) };
+        if let Err(code) = group.check_member(&member_id, request.generation_id) {
+            return refuse(code);
+        }
+        if ctx.version >= 5 {
+            let type_ok =
+                request.protocol_type.as_ref().is_none_or(|t| group.protocol_type.as_deref() == Some(t.as_str()));
+            let name_ok = request.protocol_name.as_ref().is_none_or(|n| group.protocol.as_deref() == Some(n.as_str()));
+            if !type_ok || !name_ok {
+                return refuse(ErrorCode::INCONSISTENT_GROUP_PROTOCOL);
+            }
+        }
+        let assignments: Vec<(String, Bytes)> =
+            request.assignments.iter().map(|a| (a.member_id.to_string(), a.assignment.clone())).collect();
+        group.sync(&member_id, assignments, Instant::now());
+    }
+    ctx.shared.groups_changed.notify_waiters();
+    loop {
+        let changed = ctx.shared.groups_changed.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        {
+            let state = ctx.shared.state();
+            let Some(group) = state.groups.get(&group_id) else { return refuse(ErrorCode::UNKNOWN_MEMBER_ID) };
+            let Some(member) = group.members.get(&member_id) else { return refuse(ErrorCode::UNKNOWN_MEMBER_ID) };
+            if group.generation != request.generation_id || group.phase == Phase::PreparingRebalance {
+                return refuse(ErrorCode::REBALANCE_IN_PROGRESS);
+            }
+            if group.phase == Phase::Stable {
+                return SyncGroupResponse {
+                    protocol_type: group.protocol_type.clone().map(StrBytes::from),
+                    protocol_name: group.protocol.clone().map(StrBytes::from),
+                    assignment: member.assignment.clone(),
+                    ..Default::default()
+                };
+            }
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(200), changed).await;
+    }
+}

@@ -1,0 +1,412 @@
+//! Classic consumer groups, as Kafka's group coordinator runs them: members join, one round
+//! of JoinGroup ends when every member has rejoined or the rebalance timeout passes, the
+//! leader's SyncGroup hands out the assignments, heartbeats keep members alive past their
+//! session timeout, and committed offsets are kept per group.
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kafka_wire::ErrorCode;
+
+/// Kafka's `group.min.session.timeout.ms` and `group.max.session.timeout.ms`.
+pub(crate) const SESSION_TIMEOUTS: std::ops::RangeInclusive<i32> = 6_000..=1_800_000;
+
+/// A group's state, named as DescribeGroups and ListGroups name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Empty,
+    PreparingRebalance,
+    CompletingRebalance,
+    Stable,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Empty => "Empty",
+            Phase::PreparingRebalance => "PreparingRebalance",
+            Phase::CompletingRebalance => "CompletingRebalance",
+            Phase::Stable => "Stable",
+        }
+    }
+}
+
+/// What a member learns when a round of joins ends.
+#[derive(Debug, Clone)]
+pub(crate) struct JoinAnswer {
+    pub generation: i32,
+    pub protocol_type: String,
+    pub protocol: String,
+    pub leader: String,
+    /// Every member and its metadata for the chosen protocol: for the leader only.
+    pub members: Vec<(String, Option<String>, Bytes)>,
+}
+
+/// A member of a group.
+#[derive(Debug)]
+pub(crate) struct Member {
+    pub instance_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    pub session_timeout: Duration,
+    pub rebalance_timeout: Duration,
+    pub protocols: Vec<(String, Bytes)>,
+    pub awaiting_join: bool,
+    pub join_answer: Option<JoinAnswer>,
+    pub last_seen: Instant,
+    pub assignment: Bytes,
+}
+
+/// A committed offset.
+#[derive(Debug, Clone)]
+pub(crate) struct Committed {
+    pub offset: i64,
+    pub leader_epoch: i32,
+    pub metadata: Option<String>,
+}
+
+/// A group and its committed offsets.
+#[derive(Debug)]
+pub(crate) struct Group {
+    pub phase: Phase,
+    pub protocol_type: Option<String>,
+    pub protocol: Option<String>,
+    pub generation: i32,
+    pub leader: Option<String>,
+    pub members: BTreeMap<String, Member>,
+    /// Member ids handed out with MEMBER_ID_REQUIRED that have not joined yet (KIP-394).
+    pub pending: HashSet<String>,
+    rebalance_deadline: Instant,
+    pub offsets: BTreeMap<(String, i32), Committed>,
+}
+
+/// What a JoinGroup comes to at once.
+pub(crate) enum JoinStep {
+    /// Answer now with this error (and the member id, for MEMBER_ID_REQUIRED).
+    Refuse(ErrorCode, String),
+    /// Wait for the round to end, as this member.
+    Wait(String),
+}
+
+/// A JoinGroup's fields that the coordinator uses.
+pub(crate) struct JoinRequest {
+    pub member_id: String,
+    pub instance_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    pub session_timeout_ms: i32,
+    pub rebalance_timeout_ms: i32,
+    pub protocol_type: String,
+    pub protocols: Vec<(String, Bytes)>,
+    /// v4+: a member without an id is given one and asked to join again with it.
+    pub require_known_member_id: bool,
+}
+
+impl Group {
+    pub fn new(now: Instant) -> Group {
+        Group {
+            phase: Phase::Empty,
+            protocol_type: None,
+            protocol: None,
+            generation: 0,
+            leader: None,
+            members: BTreeMap::new(),
+            pending: HashSet::new(),
+            rebalance_deadline: now,
+            offsets: BTreeMap::new(),
+        }
+    }
+
+    /// Protocol names every member supports.
+    fn common_protocols(&self) -> Vec<String> {
+        let mut members = self.members.values();
+        let Some(first) = members.next() else { return Vec::new() };
+        let mut common: Vec<String> = first.protocols.iter().map(|(n, _)| n.clone()).collect();
+        for m in members {
+            common.retain(|n| m.protocols.iter().any(|(p, _)| p == n));
+        }
+        common
+    }
+
+    pub fn join(&mut self, request: JoinRequest, now: Instant) -> JoinStep {
+        if !SESSION_TIMEOUTS.contains(&request.session_timeout_ms) {
+            return JoinStep::Refuse(ErrorCode::INVALID_SESSION_TIMEOUT, request.member_id);
+        }
+        if request.protocol_type.is_empty() || request.protocols.is_empty() {
+            return JoinStep::Refuse(ErrorCode::INCONSISTENT_GROUP_PROTOCOL, request.member_id);
+        }
+        if !self.members.is_empty() {
+            let same_type = self.protocol_type.as_deref() == Some(request.protocol_type.as_str());
+            let others_common = self.common_protocols();
+            let shares = request.protocols.iter().any(|(n, _)| others_common.contains(n));
+            let rejoining_alone = self.members.len() == 1 && self.members.contains_key(&request.member_id);
+            if !same_type || (!shares && !rejoining_alone) {
+                return JoinStep::Refuse(ErrorCode::INCONSISTENT_GROUP_PROTOCOL, request.member_id);
+            }
+        }
+        let member_id = if request.member_id.is_empty() {
+            let id = format!("{}-{}", request.client_id, crate::state::random_uuid());
+            if request.require_known_member_id {
+                self.pending.insert(id.clone());
+                return JoinStep::Refuse(ErrorCode::MEMBER_ID_REQUIRED, id);
+            }
+            id
+        } else if self.members.contains_key(&request.member_id) || self.pending.remove(&request.member_id) {
+            request.member_id
+        } else {
+            return JoinStep::Refuse(ErrorCode::UNKNOWN_MEMBER_ID, request.member_id);
+        };
+        let rebalance_timeout =
+            Duration::from_millis(request.rebalance_timeout_ms.max(request.session_timeout_ms) as u64);
+        let member = self.members.entry(member_id.clone()).or_insert_with(|| Member {
+            instance_id: None,
+            client_id: String::new(),
+            client_host: String::new(),
+            session_timeout: Duration::ZERO,
+            rebalance_timeout,
+            protocols: Vec::new(),
+            awaiting_join: false,
+            join_answer: None,
+            last_seen: now,
+            assignment: Bytes::new(),
+        });
+        member.instance_id = request.instance_id;
+        member.client_id = request.client_id;
+        member.client_host = request.client_host;
+        member.session_timeout = Duration::from_millis(request.session_timeout_ms as u64);
+        member.rebalance_timeout = rebalance_timeout;
+        member.protocols = request.protocols;
+        member.awaiting_join = true;
+        member.join_answer = None;
+        member.last_seen = now;
+        self.protocol_type = Some(request.protocol_type);
+        if self.phase != Phase::PreparingRebalance {
+            self.prepare_rebalance(now);
+        }
+        self.try_complete_join(now);
+        JoinStep::Wait(member_id)
+    }
+
+    /// Starts a round of joins: every member must rejoin within the longest rebalance timeout.
+    fn prepare_rebalance(&mut self, now: Instant) {
+        self.phase = Phase::PreparingRebalance;
+        let longest = self.members.values().map(|m| m.rebalance_timeout).max().unwrap_or(Duration::ZERO);
+        self.rebalance_deadline = now + longest;
+    }
+
+    /// Ends the round of joins once every member rejoined or the deadline passed; returns
+    /// whether anything changed.
+    pub fn try_complete_join(&mut self, now: Instant) -> bool {
+        if self.phase != Phase::PreparingRebalance {
+            return false;
+        }
+        let all_joined = self.members.values().all(|m| m.awaiting_join);
+        if !all_joined && now < self.rebalance_deadline {
+            return false;
+        }
+        self.members.retain(|_, m| m.awaiting_join);
+        self.generation += 1;
+        if self.members.is_empty() {
+            self.phase = Phase::Empty;
+            self.protocol = None;
+            self.leader = None;
+            return true;
+        }
+        // Each member votes for the first protocol of its own list that every member supports.
+        let common = self.common_protocols();
+        let mut votes: BTreeMap<&str, usize> = BTreeMap::new();
+        for m in self.members.values() {
+            if let Some((name, _)) = m.protocols.iter().find(|(n, _)| common.contains(n)) {
+                *votes.entry(name.as_str()).or_default() += 1;
+            }
+        }
+        let protocol = common
+            .iter()
+            .max_by_key(|n| {
+                (votes.get(n.as_str()).copied().unwrap_or(0), std::cmp::Reverse(common.iter().position(|c| c == *n)))
+            })
+            .cloned()
+            .unwrap_or_default();
+        let leader = match &self.leader {
+            Some(l) if self.members.contains_key(l) => l.clone(),
+            _ => self.members.keys().next().cloned().unwrap_or_default(),
+        };
+        let everyone: Vec<(String, Option<String>, Bytes)> = self
+            .members
+            .iter()
+            .map(|(id, m)| {
+                let metadata =
+                    m.protocols.iter().find(|(n, _)| *n == protocol).map(|(_, b)| b.clone()).unwrap_or_default();
+                (id.clone(), m.instance_id.clone(), metadata)
+            })
+            .collect();
+        let protocol_type = self.protocol_type.clone().unwrap_or_default();
+        for (id, m) in self.members.iter_mut() {
+            m.awaiting_join = false;
+            m.assignment = Bytes::new();
+            m.last_seen = now;
+            m.join_answer = Some(JoinAnswer {
+                generation: self.generation,
+                protocol_type: protocol_type.clone(),
+                protocol: protocol.clone(),
+                leader: leader.clone(),
+                members: if *id == leader { everyone.clone() } else { Vec::new() },
+            });
+        }
+        self.protocol = Some(protocol);
+        self.leader = Some(leader);
+        self.phase = Phase::CompletingRebalance;
+        true
+    }
+
+    /// Checks that `member` of `generation` may act now (SyncGroup, Heartbeat, OffsetCommit).
+    pub fn check_member(&self, member: &str, generation: i32) -> Result<(), ErrorCode> {
+        if !self.members.contains_key(member) {
+            return Err(ErrorCode::UNKNOWN_MEMBER_ID);
+        }
+        if generation != self.generation {
+            return Err(ErrorCode::ILLEGAL_GENERATION);
+        }
+        Ok(())
+    }
+
+    /// The leader's SyncGroup: stores every member's assignment and makes the group stable.
+    pub fn sync(&mut self, member: &str, assignments: Vec<(String, Bytes)>, now: Instant) {
+        if let Some(m) = self.members.get_mut(member) {
+            m.last_seen = now;
+        }
+        if self.phase == Phase::CompletingRebalance && self.leader.as_deref() == Some(member) {
+            for (id, assignment) in assignments {
+                if let Some(m) = self.members.get_mut(&id) {
+                    m.assignment = assignment;
+                }
+            }
+            self.phase = Phase::Stable;
+        }
+    }
+
+    /// Removes members; what remains rebalances, or the group becomes empty.
+    pub fn remove(&mut self, ids: &[String], now: Instant) -> bool {
+        let before = self.members.len();
+        self.members.retain(|id, _| !ids.contains(id));
+        if self.members.len() == before {
+            return false;
+        }
+        if self.members.is_empty() {
+            self.generation += 1;
+            self.phase = Phase::Empty;
+            self.protocol = None;
+            self.leader = None;
+        } else if self.phase != Phase::PreparingRebalance {
+            self.prepare_rebalance(now);
+            self.try_complete_join(now);
+        } else {
+            self.try_complete_join(now);
+        }
+        true
+    }
+
+    /// Members silent past their session timeout leave (members waiting in JoinGroup are
+    /// bounded by the rebalance deadline instead); returns whether anything changed.
+    pub fn expire(&mut self, now: Instant) -> bool {
+        let expired: Vec<String> = self
+            .members
+            .iter()
+            .filter(|(_, m)| !m.awaiting_join && now.duration_since(m.last_seen) > m.session_timeout)
+            .map(|(id, _)| id.clone())
+            .collect();
+        let removed = self.remove(&expired, now);
+        self.try_complete_join(now) || removed
+    }
+
+    /// The topics the members' consumer-protocol subscriptions name.
+    pub fn subscribed_topics(&self) -> HashSet<String> {
+        use kafka_wire::messages::ConsumerProtocolSubscription;
+        use kafka_wire::Decode;
+        let mut topics = HashSet::new();
+        if self.protocol_type.as_deref() != Some("consumer") {
+            return topics;
+        }
+        for m in self.members.values() {
+            for (_, metadata) in &m.protocols {
+                let mut buf = metadata.clone();
+                if buf.len() < 2 {
+                    continue;
+                }
+                let version = i16::from_be_bytes([buf[0], buf[1]]);
+                let _ = bytes::Buf::get_i16(&mut buf);
+                if let Ok(subscription) = ConsumerProtocolSubscription::decode(&mut buf, version.clamp(0, 3)) {
+                    topics.extend(subscription.topics.iter().map(|t| t.to_string()));
+                }
+            }
+        }
+        topics
+    }
+}
+
+/// Java's `String.hashCode`, over UTF-16 units, as Kafka hashes a group id to its
+/// coordinator's partition.
+pub(crate) fn java_hash(key: &str) -> i32 {
+    key.encode_utf16().fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn join(group: &mut Group, id: &str, now: Instant) -> JoinStep {
+        group.join(
+            JoinRequest {
+                member_id: id.to_string(),
+                instance_id: None,
+                client_id: "c".into(),
+                client_host: "/127.0.0.1".into(),
+                session_timeout_ms: 10_000,
+                rebalance_timeout_ms: 30_000,
+                protocol_type: "consumer".into(),
+                protocols: vec![
+                    ("range".into(), Bytes::from_static(b"r")),
+                    ("cooperative-sticky".into(), Bytes::new()),
+                ],
+                require_known_member_id: true,
+            },
+            now,
+        )
+    }
+
+    #[test]
+    fn a_round_ends_when_every_member_rejoins() {
+        let now = Instant::now();
+        let mut g = Group::new(now);
+        let JoinStep::Refuse(ErrorCode::MEMBER_ID_REQUIRED, a) = join(&mut g, "", now) else { panic!() };
+        assert!(matches!(join(&mut g, &a, now), JoinStep::Wait(_)));
+        assert_eq!((g.phase, g.generation), (Phase::CompletingRebalance, 1), "one member: at once");
+        let answer = g.members[&a].join_answer.clone().unwrap();
+        assert_eq!((answer.protocol.as_str(), answer.members.len()), ("range", 1));
+        g.sync(&a, vec![(a.clone(), Bytes::from_static(b"all"))], now);
+        assert_eq!(g.phase, Phase::Stable);
+
+        let JoinStep::Refuse(_, b) = join(&mut g, "", now) else { panic!() };
+        join(&mut g, &b, now);
+        assert_eq!(g.phase, Phase::PreparingRebalance, "the first member has not rejoined");
+        assert_eq!(g.check_member(&a, 1), Ok(()));
+        join(&mut g, &a, now);
+        assert_eq!((g.phase, g.generation, g.leader.as_deref()), (Phase::CompletingRebalance, 2, Some(a.as_str())));
+
+        // b goes silent: past its session timeout it leaves, and a rebalances alone.
+        g.sync(&a, vec![], now);
+        g.members.get_mut(&a).unwrap().last_seen = now + Duration::from_secs(20);
+        assert!(g.expire(now + Duration::from_secs(15)));
+        assert_eq!(g.phase, Phase::PreparingRebalance);
+        assert!(!g.members.contains_key(&b));
+        assert_eq!(g.check_member(&b, 2), Err(ErrorCode::UNKNOWN_MEMBER_ID));
+    }
+
+    #[test]
+    fn java_string_hash() {
+        assert_eq!(java_hash(""), 0);
+        assert_eq!(java_hash("group"), 98629247);
+        assert_eq!(java_hash("héllo"), 103094734);
+    }
+}

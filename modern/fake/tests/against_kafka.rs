@@ -1,0 +1,35 @@
+//! Each real client runs one scenario against the in-process cluster and against Apache Kafka
+//! 4.4, and what it observes must be the same: records, offsets, group membership and
+//! assignment shape, committed offsets, error names. One Kafka serves every suite here.
+
+mod support;
+
+use std::process::Command;
+
+use kafka_wire_test_support::env_or_skip;
+
+/// kafka-python: admin (creating a topic twice), an idempotent producer in every codec, a
+/// consumer assigned every partition, then a consumer group of two members where one leaves.
+#[test]
+fn kafka_python_sees_the_same_on_the_fake_and_on_kafka() {
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafka_python_round.py");
+    let fake = support::fake(&["--nodes", "3"]);
+    let on_fake = support::summary(
+        "kafka-python on the fake",
+        &Command::new(&python).arg(script).arg(&fake.bootstrap).output().unwrap(),
+    );
+    println!("fake:  {on_fake}");
+    // 5 codecs × 10 records, each read back; offsets never reused; the group split 1 + 2, the
+    // survivor took all 3 and committed the end offsets.
+    assert_eq!(on_fake["consumed"], 50, "{on_fake}");
+    assert_eq!(on_fake["group_consumed"], 50, "{on_fake}");
+    assert_eq!(on_fake["committed"], on_fake["end_offsets"], "{on_fake}");
+    let Some(kafka) = support::kafka() else { return };
+    let on_kafka = support::summary(
+        "kafka-python on Kafka",
+        &Command::new(&python).arg(script).arg(kafka.bootstrap()).output().unwrap(),
+    );
+    println!("kafka: {on_kafka}");
+    assert_eq!(on_fake, on_kafka, "kafka-python must observe the same on both");
+}
