@@ -35,6 +35,7 @@ mod log;
 mod node;
 mod producers;
 mod state;
+mod topic_configs;
 
 pub use cluster::{FakeCluster, StoredBatch};
 pub use config::FakeConfig;

@@ -9,6 +9,8 @@ pub(crate) struct Entry {
     pub base_offset: i64,
     pub last_offset: i64,
     pub max_timestamp: i64,
+    /// The leader epoch it was appended in (also written into the batch, as Kafka does).
+    pub epoch: i32,
     pub bytes: Bytes,
 }
 
@@ -31,19 +33,41 @@ impl Log {
         self.end
     }
 
-    /// Appends a checked magic 2 batch of `records` records, giving it the next offsets.
-    pub fn append(&mut self, batch: &Bytes, records: i64, max_timestamp: i64) -> i64 {
+    /// Appends a checked magic 2 batch of `records` records in leader epoch `epoch`, giving it
+    /// the next offsets. Both fields sit outside the CRC.
+    pub fn append(&mut self, batch: &Bytes, records: i64, max_timestamp: i64, epoch: i32) -> i64 {
         let base = self.end;
         let mut stored = BytesMut::from(&batch[..]);
         stored[..8].copy_from_slice(&base.to_be_bytes());
+        stored[12..16].copy_from_slice(&epoch.to_be_bytes());
         self.end = base + records;
         self.entries.push(Entry {
             base_offset: base,
             last_offset: self.end - 1,
             max_timestamp,
+            epoch,
             bytes: stored.freeze(),
         });
         base
+    }
+
+    /// DeleteRecords: the log starts at `offset` (at most its end); batches wholly before it go.
+    pub fn delete_before(&mut self, offset: i64) {
+        self.start = self.start.max(offset.min(self.end));
+        let start = self.start;
+        self.entries.retain(|e| e.last_offset >= start);
+    }
+
+    /// OffsetForLeaderEpoch: the largest epoch up to `epoch` that has records, and the offset
+    /// where the epoch after it starts (the log end for the current one); `None` when the log
+    /// holds nothing that early.
+    pub fn end_of_epoch(&self, epoch: i32, current: i32) -> Option<(i32, i64)> {
+        if epoch == current {
+            return Some((current, self.end));
+        }
+        let last = self.entries.iter().rev().find(|e| e.epoch <= epoch)?;
+        let next = self.entries.iter().find(|e| e.epoch > last.epoch).map_or(self.end, |e| e.base_offset);
+        Some((last.epoch, next))
     }
 
     /// Batches from the one holding `offset` on, as many as fit `max_bytes` but at least one

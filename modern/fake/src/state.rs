@@ -27,6 +27,19 @@ pub(crate) struct Partition {
     pub producers: Producers,
 }
 
+impl Partition {
+    /// A new, empty partition led by the first of `replicas`.
+    pub fn new(replicas: Vec<i32>) -> Partition {
+        Partition {
+            leader: replicas[0],
+            leader_epoch: 0,
+            replicas,
+            log: Log::default(),
+            producers: Producers::default(),
+        }
+    }
+}
+
 /// A topic.
 #[derive(Debug)]
 pub(crate) struct Topic {
@@ -110,16 +123,7 @@ impl State {
         let live = self.live_nodes();
         let id = random_uuid();
         let parts = (0..partitions as usize)
-            .map(|p| {
-                let replicas: Vec<i32> = (0..replication as usize).map(|r| live[(p + r) % live.len()]).collect();
-                Partition {
-                    leader: replicas[0],
-                    leader_epoch: 0,
-                    replicas,
-                    log: Log::default(),
-                    producers: Producers::default(),
-                }
-            })
+            .map(|p| Partition::new((0..replication as usize).map(|r| live[(p + r) % live.len()]).collect()))
             .collect();
         self.topics.insert(name.to_string(), Topic { id, partitions: parts, configs });
         self.names_by_id.insert(id, name.to_string());

@@ -21,7 +21,15 @@ pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16
             let configs: BTreeMap<String, String> =
                 t.configs.iter().filter_map(|c| Some((c.name.to_string(), c.value.as_ref()?.to_string()))).collect();
             let mut result = CreatableTopicResult { name: t.name.clone(), ..Default::default() };
-            let outcome = if !t.assignments.is_empty() {
+            let bad_config = t.configs.iter().find(|c| {
+                let value = c.value.as_ref().map_or("", |v| v.as_str());
+                crate::topic_configs::topic_config(&c.name).is_none()
+                    || !crate::topic_configs::valid_value(&c.name, value)
+            });
+            let outcome = if let Some(bad) = bad_config {
+                tracing::debug!(config = %bad.name, "CreateTopics: invalid config");
+                Err(ErrorCode::INVALID_CONFIG)
+            } else if !t.assignments.is_empty() {
                 // Manual assignments are not served yet: Kafka's code for a request it will not carry out.
                 Err(ErrorCode::INVALID_REQUEST)
             } else if request.validate_only {

@@ -94,6 +94,11 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                             return data;
                         }
                     };
+                    if let Err(code) = super::check_leader_epoch(p.current_leader_epoch, partition.leader_epoch) {
+                        data.error_code = code;
+                        failed = true;
+                        return data;
+                    }
                     let log = &partition.log;
                     data.high_watermark = log.end_offset();
                     data.last_stable_offset = log.end_offset();

@@ -31,6 +31,11 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, ve
                     match state.partition_for(&name, p.partition_index, node) {
                         Err(code) => response.error_code = code,
                         Ok(partition) => {
+                            if let Err(code) = super::check_leader_epoch(p.current_leader_epoch, partition.leader_epoch)
+                            {
+                                response.error_code = code;
+                                return response;
+                            }
                             let log = &partition.log;
                             let found = match p.timestamp {
                                 LATEST => Some((log.end_offset(), -1)),

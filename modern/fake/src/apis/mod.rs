@@ -1,14 +1,21 @@
 //! One file per API; this one routes a decoded request to its handler and says which APIs,
 //! at which versions, the cluster serves.
 
+mod alter_configs;
 pub(crate) mod api_versions;
+mod create_partitions;
 mod create_topics;
 mod delete_groups;
+mod delete_records;
 mod delete_topics;
+mod describe_cluster;
+mod describe_configs;
 mod describe_groups;
+mod describe_topic_partitions;
 mod fetch;
 mod find_coordinator;
 mod heartbeat;
+mod incremental_alter_configs;
 mod init_producer_id;
 mod join_group;
 mod leave_group;
@@ -18,6 +25,7 @@ mod metadata;
 mod offset_commit;
 mod offset_delete;
 mod offset_fetch;
+mod offset_for_leader_epoch;
 mod produce;
 mod sync_group;
 
@@ -59,6 +67,14 @@ pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::InitProducerId,
     ApiKey::DeleteGroups,
     ApiKey::OffsetDelete,
+    ApiKey::DeleteRecords,
+    ApiKey::OffsetForLeaderEpoch,
+    ApiKey::DescribeConfigs,
+    ApiKey::CreatePartitions,
+    ApiKey::AlterConfigs,
+    ApiKey::IncrementalAlterConfigs,
+    ApiKey::DescribeCluster,
+    ApiKey::DescribeTopicPartitions,
 ];
 
 /// Whether `api` at `version` is answered (anything else closes the connection, as Kafka
@@ -90,6 +106,14 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<Respon
         RequestKind::ListGroups(r) => list_groups::handle(ctx, r).into(),
         RequestKind::DeleteGroups(r) => delete_groups::handle(ctx, r).into(),
         RequestKind::OffsetDelete(r) => offset_delete::handle(ctx, r).into(),
+        RequestKind::DeleteRecords(r) => delete_records::handle(ctx, r).into(),
+        RequestKind::OffsetForLeaderEpoch(r) => offset_for_leader_epoch::handle(ctx, r).into(),
+        RequestKind::DescribeConfigs(r) => describe_configs::handle(ctx, r).into(),
+        RequestKind::CreatePartitions(r) => create_partitions::handle(ctx, r).into(),
+        RequestKind::AlterConfigs(r) => alter_configs::handle(ctx, r).into(),
+        RequestKind::IncrementalAlterConfigs(r) => incremental_alter_configs::handle(ctx, r).into(),
+        RequestKind::DescribeCluster(r) => describe_cluster::handle(ctx, r).into(),
+        RequestKind::DescribeTopicPartitions(r) => describe_topic_partitions::handle(ctx, r).into(),
         _ => return None,
     })
 }
@@ -101,5 +125,16 @@ pub(crate) fn coordinates(state: &crate::state::State, node: i32, group: &str) -
         Some(n) if n == node => Ok(()),
         Some(_) => Err(kafka_wire::ErrorCode::NOT_COORDINATOR),
         None => Err(kafka_wire::ErrorCode::COORDINATOR_NOT_AVAILABLE),
+    }
+}
+
+/// KIP-320's check of the leader epoch a client believes current (-1: no check): an older one
+/// is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
+pub(crate) fn check_leader_epoch(claimed: i32, current: i32) -> Result<(), kafka_wire::ErrorCode> {
+    match claimed {
+        -1 => Ok(()),
+        c if c < current => Err(kafka_wire::ErrorCode::FENCED_LEADER_EPOCH),
+        c if c > current => Err(kafka_wire::ErrorCode::UNKNOWN_LEADER_EPOCH),
+        _ => Ok(()),
     }
 }

@@ -115,7 +115,8 @@ fn append(
             Verdict::Refuse(code) => return Err(code),
         }
     }
-    let base = partition.log.append(batch.as_bytes(), i64::from(header.record_count), header.max_timestamp);
+    let epoch = partition.leader_epoch;
+    let base = partition.log.append(batch.as_bytes(), i64::from(header.record_count), header.max_timestamp, epoch);
     if idempotent {
         partition.producers.record(header.producer_id, header.producer_epoch, first, last, base);
     }

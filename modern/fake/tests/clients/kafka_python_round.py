@@ -5,13 +5,15 @@ Usage: python kafka_python_round.py <bootstrap>; prints a JSON summary on stdout
 import json
 import sys
 import time
+import uuid
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
 from kafka.errors import CommitFailedError, RebalanceInProgressError, TopicAlreadyExistsError
 
 bootstrap = sys.argv[1].split(",")
-topic = "python-round"
+suffix = uuid.uuid4().hex[:8]
+topic = "python-round-" + suffix
 admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kafka-python-fake")
 admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=1)])
 try:
@@ -50,7 +52,7 @@ consumer.close()
 
 # A consumer group: one member, then a second joins (a rebalance splits the partitions), both
 # read and commit, then the first leaves and the second takes every partition.
-group = "python-group"
+group = "python-group-" + suffix
 def member():
     return KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
                          enable_auto_commit=False, heartbeat_interval_ms=200, session_timeout_ms=6000,
@@ -101,7 +103,7 @@ print(json.dumps({
     "committed": [committed[p] for p in sorted(committed)],
     "group_state": described[group]["group_state"],
     "group_protocol": described[group]["protocol_type"],
-    "groups": [g["group_id"] for g in listed],
+    "group_listed": group in [g["group_id"] for g in listed],
     "consumed": len(values),
     "distinct": len(set(values)),
     "end_offsets": sorted(ends.values()),

@@ -1,0 +1,52 @@
+//! AlterConfigs (the older, whole-set form): a topic's configs become exactly those given,
+//! each checked as IncrementalAlterConfigs checks them.
+
+use std::collections::BTreeMap;
+
+use kafka_wire::messages::alter_configs_response::AlterConfigsResourceResponse;
+use kafka_wire::messages::{AlterConfigsRequest, AlterConfigsResponse};
+use kafka_wire::{ErrorCode, StrBytes};
+
+use super::describe_configs::TOPIC;
+use super::Ctx;
+use crate::topic_configs::{topic_config, valid_value};
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: AlterConfigsRequest) -> AlterConfigsResponse {
+    let mut state = ctx.shared.state();
+    let responses = request
+        .resources
+        .iter()
+        .map(|resource| {
+            let mut response = AlterConfigsResourceResponse {
+                resource_type: resource.resource_type,
+                resource_name: resource.resource_name.clone(),
+                ..Default::default()
+            };
+            if resource.resource_type != TOPIC {
+                response.error_code = ErrorCode::INVALID_REQUEST;
+                response.error_message = Some(StrBytes::from_static_str("only topic configs can be altered here"));
+                return response;
+            }
+            let Some(topic) = state.topics.get_mut(resource.resource_name.as_str()) else {
+                response.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+                return response;
+            };
+            let mut configs = BTreeMap::new();
+            for c in &resource.configs {
+                let value = c.value.as_ref().map(|v| v.to_string()).unwrap_or_default();
+                if topic_config(&c.name).is_none() || !valid_value(&c.name, &value) {
+                    response.error_code = ErrorCode::INVALID_CONFIG;
+                    response.error_message =
+                        Some(StrBytes::from(format!("Invalid value {value} for configuration {}", c.name)));
+                    return response;
+                }
+                configs.insert(c.name.to_string(), value);
+            }
+            if !request.validate_only {
+                topic.configs = configs;
+            }
+            response
+        })
+        .collect();
+    AlterConfigsResponse { responses, ..Default::default() }
+}

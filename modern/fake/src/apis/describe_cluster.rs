@@ -1,0 +1,39 @@
+//! DescribeCluster: the cluster id, controller and live nodes.
+
+use kafka_wire::messages::describe_cluster_response::DescribeClusterBroker;
+use kafka_wire::messages::{DescribeClusterRequest, DescribeClusterResponse};
+use kafka_wire::{BrokerId, ErrorCode, StrBytes};
+
+use super::Ctx;
+
+/// DescribeCluster v1's endpoint types: brokers, or controllers (which a broker does not list).
+const BROKERS: i8 = 1;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeClusterRequest) -> DescribeClusterResponse {
+    let state = ctx.shared.state();
+    if ctx.version >= 1 && request.endpoint_type != BROKERS {
+        return DescribeClusterResponse {
+            error_code: ErrorCode::UNSUPPORTED_ENDPOINT_TYPE,
+            endpoint_type: request.endpoint_type,
+            ..Default::default()
+        };
+    }
+    DescribeClusterResponse {
+        endpoint_type: BROKERS,
+        cluster_id: StrBytes::from(state.cluster_id.clone()),
+        controller_id: BrokerId(state.live_nodes().first().copied().unwrap_or(-1)),
+        brokers: state
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.alive)
+            .map(|(id, n)| DescribeClusterBroker {
+                broker_id: BrokerId(*id),
+                host: StrBytes::from(n.host.clone()),
+                port: n.port,
+                rack: None,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,82 @@
+//! DescribeConfigs: a topic's configs (set ones as DYNAMIC_TOPIC_CONFIG, the rest as Kafka's
+//! defaults) or a node's broker defaults, all or the keys asked.
+
+use kafka_wire::messages::describe_configs_response::{DescribeConfigsResourceResult, DescribeConfigsResult};
+use kafka_wire::messages::{DescribeConfigsRequest, DescribeConfigsResponse};
+use kafka_wire::{ErrorCode, StrBytes};
+
+use super::Ctx;
+use crate::topic_configs::{broker_configs, Kind, TOPIC_CONFIGS};
+
+pub(crate) const TOPIC: i8 = 2;
+pub(crate) const BROKER: i8 = 4;
+/// Where a value comes from (`ConfigSource` in Kafka).
+const DYNAMIC_TOPIC_CONFIG: i8 = 1;
+const DEFAULT_CONFIG: i8 = 5;
+const STATIC_BROKER_CONFIG: i8 = 4;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> DescribeConfigsResponse {
+    let state = ctx.shared.state();
+    let results = request
+        .resources
+        .iter()
+        .map(|resource| {
+            let mut result = DescribeConfigsResult {
+                resource_type: resource.resource_type,
+                resource_name: resource.resource_name.clone(),
+                ..Default::default()
+            };
+            let entries: Vec<(String, String, i8, Kind)> = match resource.resource_type {
+                TOPIC => match state.topics.get(resource.resource_name.as_str()) {
+                    None => {
+                        result.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+                        return result;
+                    }
+                    Some(topic) => TOPIC_CONFIGS
+                        .iter()
+                        .map(|(name, default, kind)| match topic.configs.get(*name) {
+                            Some(set) => (name.to_string(), set.clone(), DYNAMIC_TOPIC_CONFIG, *kind),
+                            None => (name.to_string(), default.to_string(), DEFAULT_CONFIG, *kind),
+                        })
+                        .collect(),
+                },
+                BROKER if resource.resource_name.parse::<i32>().is_ok_and(|id| state.nodes.contains_key(&id)) => {
+                    broker_configs(state.default_partitions)
+                        .into_iter()
+                        .map(|(name, value, kind)| (name.to_string(), value, STATIC_BROKER_CONFIG, kind))
+                        .collect()
+                }
+                BROKER => {
+                    result.error_code = ErrorCode::INVALID_REQUEST;
+                    return result;
+                }
+                _ => {
+                    result.error_code = ErrorCode::INVALID_REQUEST;
+                    return result;
+                }
+            };
+            let wanted = |name: &str| {
+                resource
+                    .configuration_keys
+                    .as_ref()
+                    .is_none_or(|keys| keys.is_empty() || keys.iter().any(|k| k.as_str() == name))
+            };
+            result.configs = entries
+                .into_iter()
+                .filter(|(name, ..)| wanted(name))
+                .map(|(name, value, source, kind)| DescribeConfigsResourceResult {
+                    name: StrBytes::from(name),
+                    value: Some(StrBytes::from(value)),
+                    read_only: source == STATIC_BROKER_CONFIG,
+                    config_source: source,
+                    is_sensitive: false,
+                    config_type: kind as i8,
+                    documentation: None,
+                    ..Default::default()
+                })
+                .collect();
+            result
+        })
+        .collect();
+    DescribeConfigsResponse { results, ..Default::default() }
+}

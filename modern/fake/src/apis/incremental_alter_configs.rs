@@ -1,0 +1,95 @@
+//! IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT on a topic's configs, each
+//! checked (a name Kafka does not know, or a value of the wrong type, is INVALID_CONFIG).
+
+use kafka_wire::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
+use kafka_wire::messages::{IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse};
+use kafka_wire::{ErrorCode, StrBytes};
+
+use super::describe_configs::TOPIC;
+use super::Ctx;
+use crate::topic_configs::{topic_config, valid_value, Kind};
+
+const SET: i8 = 0;
+const DELETE: i8 = 1;
+const APPEND: i8 = 2;
+const SUBTRACT: i8 = 3;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse {
+    let mut state = ctx.shared.state();
+    let responses = request
+        .resources
+        .iter()
+        .map(|resource| {
+            let mut response = AlterConfigsResourceResponse {
+                resource_type: resource.resource_type,
+                resource_name: resource.resource_name.clone(),
+                ..Default::default()
+            };
+            if resource.resource_type != TOPIC {
+                response.error_code = ErrorCode::INVALID_REQUEST;
+                response.error_message = Some(StrBytes::from_static_str("only topic configs can be altered here"));
+                return response;
+            }
+            let Some(topic) = state.topics.get_mut(resource.resource_name.as_str()) else {
+                response.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+                return response;
+            };
+            // Applied to a copy, kept only if every change is valid.
+            let mut configs = topic.configs.clone();
+            for change in &resource.configs {
+                let name = change.name.to_string();
+                let Some((default, kind)) = topic_config(&name) else {
+                    response.error_code = ErrorCode::INVALID_CONFIG;
+                    response.error_message = Some(StrBytes::from(format!("Unknown topic config name: {name}")));
+                    return response;
+                };
+                let value = change.value.as_ref().map(|v| v.to_string());
+                let current = configs.get(&name).cloned().unwrap_or_else(|| default.to_string());
+                let list = |s: &str| {
+                    s.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect::<Vec<_>>()
+                };
+                let next = match (change.config_operation, value) {
+                    (SET, Some(v)) => Some(v),
+                    (DELETE, _) => None,
+                    (APPEND | SUBTRACT, _) if kind != Kind::List => {
+                        response.error_code = ErrorCode::INVALID_CONFIG;
+                        response.error_message = Some(StrBytes::from(format!("{name} is not a list")));
+                        return response;
+                    }
+                    (APPEND, Some(v)) => {
+                        let mut items = list(&current);
+                        items.extend(list(&v).into_iter().filter(|i| !list(&current).contains(i)));
+                        Some(items.join(","))
+                    }
+                    (SUBTRACT, Some(v)) => {
+                        let gone = list(&v);
+                        Some(list(&current).into_iter().filter(|i| !gone.contains(i)).collect::<Vec<_>>().join(","))
+                    }
+                    _ => {
+                        response.error_code = ErrorCode::INVALID_REQUEST;
+                        return response;
+                    }
+                };
+                match next {
+                    Some(v) if !valid_value(&name, &v) => {
+                        response.error_code = ErrorCode::INVALID_CONFIG;
+                        response.error_message =
+                            Some(StrBytes::from(format!("Invalid value {v} for configuration {name}")));
+                        return response;
+                    }
+                    Some(v) => {
+                        configs.insert(name, v);
+                    }
+                    None => {
+                        configs.remove(&name);
+                    }
+                }
+            }
+            if !request.validate_only {
+                topic.configs = configs;
+            }
+            response
+        })
+        .collect();
+    IncrementalAlterConfigsResponse { responses, ..Default::default() }
+}
