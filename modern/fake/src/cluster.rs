@@ -6,10 +6,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
+use kafka_wire::messages::ApiKey;
 use kafka_wire::{ErrorCode, Uuid};
 use tokio::sync::Notify;
 
 use crate::config::FakeConfig;
+use crate::control::{Action, HookId, Hooks, Intercepted, Times};
 use crate::node::{self, NodeHandle};
 use crate::state::{NodeInfo, State};
 
@@ -20,6 +22,7 @@ pub(crate) struct Shared {
     pub appended: Notify,
     /// Woken on every change to a group, for JoinGroup and SyncGroup waiting on one.
     pub groups_changed: Notify,
+    pub hooks: Hooks,
     pub config: FakeConfig,
 }
 
@@ -47,7 +50,7 @@ pub struct StoredBatch {
 #[derive(Debug)]
 pub struct FakeCluster {
     shared: Arc<Shared>,
-    nodes: Vec<NodeHandle>,
+    nodes: Mutex<BTreeMap<i32, NodeHandle>>,
 }
 
 impl FakeCluster {
@@ -66,7 +69,7 @@ impl FakeCluster {
                 Some(addr) => split_host_port(addr)?,
                 None => (local.ip().to_string(), i32::from(local.port())),
             };
-            nodes.insert(id as i32, NodeInfo { host, port, alive: true });
+            nodes.insert(id as i32, NodeInfo { host, port, alive: true, listen: local });
         }
         let state = State {
             cluster_id: config.cluster_id.clone(),
@@ -82,15 +85,16 @@ impl FakeCluster {
             state: Mutex::new(state),
             appended: Notify::new(),
             groups_changed: Notify::new(),
+            hooks: Hooks::default(),
             config,
         });
         tokio::spawn(tick_groups(Arc::downgrade(&shared)));
         let nodes = listeners
             .into_iter()
             .enumerate()
-            .map(|(id, listener)| node::spawn(id as i32, listener, shared.clone()))
-            .collect::<io::Result<Vec<_>>>()?;
-        Ok(FakeCluster { shared, nodes })
+            .map(|(id, listener)| Ok((id as i32, node::spawn(id as i32, listener, shared.clone())?)))
+            .collect::<io::Result<BTreeMap<_, _>>>()?;
+        Ok(FakeCluster { shared, nodes: Mutex::new(nodes) })
     }
 
     /// `HOST:PORT` of every node as Metadata advertises them, comma-separated: what a
@@ -102,12 +106,27 @@ impl FakeCluster {
 
     /// The address each node listens on, in node order.
     pub fn listen_addrs(&self) -> Vec<SocketAddr> {
-        self.nodes.iter().map(|n| n.addr).collect()
+        self.handles().values().map(|n| n.addr).collect()
+    }
+
+    fn handles(&self) -> MutexGuard<'_, BTreeMap<i32, NodeHandle>> {
+        self.nodes.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Creates a topic of `partitions` partitions, one replica each, as CreateTopics would.
     pub fn create_topic(&self, name: &str, partitions: i32) -> Result<Uuid, ErrorCode> {
         self.shared.state().create_topic(name, partitions, 1, BTreeMap::new()).map_err(|r| r.0)
+    }
+
+    /// The names of every topic.
+    pub fn topics(&self) -> Vec<String> {
+        self.shared.state().topics.keys().cloned().collect()
+    }
+
+    /// The node leading a partition (-1: none).
+    pub fn leader(&self, topic: &str, partition: i32) -> Option<i32> {
+        let state = self.shared.state();
+        state.topics.get(topic)?.partitions.get(usize::try_from(partition).ok()?).map(|p| p.leader)
     }
 
     /// The id of a topic.
@@ -159,9 +178,113 @@ impl FakeCluster {
         Ok(())
     }
 
+    /// Adds a hook: `decide` sees every request of `api` (on every node) before it is handled
+    /// and says what happens to it (see [`Action`]), for the next request, the next `n` or
+    /// until removed ([`Times`]). Hooks run in the order added; the first that does not
+    /// answer [`Action::Pass`] decides. A hook must not add or remove hooks itself.
+    pub fn intercept(
+        &self,
+        api: ApiKey,
+        times: Times,
+        decide: impl FnMut(&Intercepted<'_>) -> Action + Send + 'static,
+    ) -> HookId {
+        self.shared.hooks.add(api, times, Box::new(decide))
+    }
+
+    /// Fails requests of `api` with `code` (in every partition, group or key they name),
+    /// handling nothing: NOT_LEADER_OR_FOLLOWER on Produce, COORDINATOR_LOAD_IN_PROGRESS on
+    /// JoinGroup, … An API whose responses carry no error is refused here.
+    pub fn fail(&self, api: ApiKey, times: Times, code: ErrorCode) -> Result<HookId, ErrorCode> {
+        if !crate::errors::can_fail(api) {
+            return Err(ErrorCode::UNSUPPORTED_VERSION);
+        }
+        Ok(self.intercept(api, times, move |_| Action::Error(code)))
+    }
+
+    /// Removes a hook; false if it had already run its course.
+    pub fn remove_hook(&self, id: HookId) -> bool {
+        self.shared.hooks.remove(id)
+    }
+
+    /// Ids of the nodes that are up.
+    pub fn live_nodes(&self) -> Vec<i32> {
+        self.shared.state().live_nodes()
+    }
+
+    /// Stops a node as if its process died: its listener and connections close, Metadata stops
+    /// naming it, and each partition it led moves to another replica that is up (with a new
+    /// leader epoch), or is left without a leader.
+    pub async fn kill_node(&self, id: i32) -> bool {
+        let Some(handle) = self.handles().remove(&id) else { return false };
+        handle.stop().await;
+        let mut state = self.shared.state();
+        if let Some(node) = state.nodes.get_mut(&id) {
+            node.alive = false;
+        }
+        state.elect_leaders();
+        drop(state);
+        self.shared.groups_changed.notify_waiters();
+        true
+    }
+
+    /// Starts a killed node again on the address it had; partitions without a leader whose
+    /// replicas include it are led by it again.
+    pub async fn restart_node(&self, id: i32) -> io::Result<()> {
+        let addr = {
+            let state = self.shared.state();
+            let node = state.nodes.get(&id).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such node"))?;
+            if node.alive {
+                return Ok(());
+            }
+            node.listen
+        };
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let handle = node::spawn(id, listener, self.shared.clone())?;
+        self.handles().insert(id, handle);
+        let mut state = self.shared.state();
+        if let Some(node) = state.nodes.get_mut(&id) {
+            node.alive = true;
+        }
+        state.elect_leaders();
+        Ok(())
+    }
+
+    /// Adds a node on a free loopback port; returns its id.
+    pub async fn add_node(&self) -> io::Result<i32> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let local = listener.local_addr()?;
+        let id = {
+            let mut state = self.shared.state();
+            let id = state.nodes.keys().next_back().map_or(0, |last| last + 1);
+            state.nodes.insert(
+                id,
+                NodeInfo { host: local.ip().to_string(), port: i32::from(local.port()), alive: true, listen: local },
+            );
+            id
+        };
+        let handle = node::spawn(id, listener, self.shared.clone())?;
+        self.handles().insert(id, handle);
+        Ok(id)
+    }
+
+    /// Removes a node for good: killed, dropped from every replica set.
+    pub async fn remove_node(&self, id: i32) -> bool {
+        let known = self.kill_node(id).await;
+        let mut state = self.shared.state();
+        state.nodes.remove(&id);
+        for topic in state.topics.values_mut() {
+            for p in &mut topic.partitions {
+                p.replicas.retain(|r| *r != id);
+            }
+        }
+        state.elect_leaders();
+        known
+    }
+
     /// Stops every node and waits for their connections to close.
     pub async fn shutdown(self) {
-        for node in self.nodes {
+        let handles = std::mem::take(&mut *self.handles());
+        for (_, node) in handles {
             node.stop().await;
         }
     }

@@ -15,13 +15,17 @@ pub struct FakeConfig {
     pub(crate) max_frame: usize,
     pub(crate) idle_timeout: Duration,
     pub(crate) max_connections: usize,
+    pub(crate) group_initial_rebalance_delay: Duration,
+    /// Per API key, the versions of the release the cluster behaves as (None: Kafka 4.4.0's).
+    pub(crate) versions: Option<std::collections::HashMap<i16, (i16, i16)>>,
 }
 
 impl Default for FakeConfig {
     /// One node on `127.0.0.1:0`, Kafka's broker defaults: topics created on first use with
     /// one partition (`auto.create.topics.enable`, `num.partitions`), requests up to 100 MiB
     /// (`socket.request.max.bytes`), idle connections closed after 10 minutes
-    /// (`connections.max.idle.ms`).
+    /// (`connections.max.idle.ms`), a new group's first round of joins held 3 s
+    /// (`group.initial.rebalance.delay.ms`).
     fn default() -> Self {
         FakeConfig {
             nodes: 1,
@@ -33,6 +37,8 @@ impl Default for FakeConfig {
             max_frame: 100 << 20,
             idle_timeout: Duration::from_secs(600),
             max_connections: 1024,
+            group_initial_rebalance_delay: Duration::from_secs(3),
+            versions: None,
         }
     }
 }
@@ -89,9 +95,33 @@ impl FakeConfig {
         self
     }
 
+    /// How long the first round of joins of an empty group waits for more members (Kafka's
+    /// `group.initial.rebalance.delay.ms`, 3 s by default; zero for tests that want groups to
+    /// form at once).
+    pub fn group_initial_rebalance_delay(mut self, delay: Duration) -> Self {
+        self.group_initial_rebalance_delay = delay;
+        self
+    }
+
     /// The cluster id Metadata and DescribeCluster report.
     pub fn cluster_id(mut self, id: impl Into<String>) -> Self {
         self.cluster_id = id.into();
         self
+    }
+
+    /// Behaves as the Kafka release whose `kafka-clients-X.jar` (or schema folder) is given:
+    /// ApiVersions advertises that release's APIs and versions (within what kafka-wire's
+    /// messages read: Kafka 4.0 removed versions older releases still had), and requests
+    /// outside them close the connection, as that release's broker would.
+    pub fn behave_as(mut self, schemas: impl AsRef<std::path::Path>) -> Result<Self, String> {
+        let loaded = kafka_wire_codegen::load_schemas(&[schemas.as_ref()], false).map_err(|e| e.to_string())?;
+        let versions = loaded
+            .messages
+            .iter()
+            .filter(|m| m.kind == kafka_wire_codegen::ir::MessageKind::Request)
+            .filter_map(|m| Some((m.api_key?, (m.valid_versions.min, m.valid_versions.max))))
+            .collect();
+        self.versions = Some(versions);
+        Ok(self)
     }
 }

@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use crate::apis;
 use crate::cluster::Shared;
+use crate::control::{Action, Intercepted};
 
 /// The smallest request: api key, version and correlation id.
 const MIN_FRAME: usize = 8;
@@ -68,10 +69,10 @@ async fn answer(frame: bytes::Bytes, node: i32, client_host: &str, shared: &Shar
     let (api, version, correlation_id) = peek_header(&frame)?;
     // KIP-511: a client newer than the broker sends ApiVersions at a version the broker does
     // not know; it gets UNSUPPORTED_VERSION at v0 with the versions the broker does know.
-    if api == ApiKey::ApiVersions && !apis::api_versions::supports(version) {
+    if api == ApiKey::ApiVersions && !apis::served(shared, api, version) {
         let body = ApiVersionsResponse {
             error_code: ErrorCode::UNSUPPORTED_VERSION,
-            api_keys: apis::api_versions::advertised(),
+            api_keys: apis::api_versions::advertised(shared),
             ..Default::default()
         };
         return Some(Some((ResponseFrame::new(body, correlation_id), 0)));
@@ -84,9 +85,23 @@ async fn answer(frame: bytes::Bytes, node: i32, client_host: &str, shared: &Shar
             return None;
         }
     };
-    if !apis::served(api, version) {
+    if !apis::served(shared, api, version) {
         tracing::debug!(node, ?api, version, "not served: connection closed");
         return None;
+    }
+    let seen = Intercepted { node, version, request: &request.body };
+    match shared.hooks.decide(api, &seen) {
+        Action::Pass => {}
+        Action::Delay(wait) => tokio::time::sleep(wait).await,
+        Action::Drop => return None,
+        Action::Error(code) => {
+            let Some(body) = crate::errors::error_response(&request.body, version, code) else {
+                tracing::warn!(node, ?api, "a hook's error for an API whose responses carry none: connection closed");
+                return None;
+            };
+            return Some(Some((ResponseFrame::new(body, correlation_id), version)));
+        }
+        Action::Respond(body) => return Some(Some((ResponseFrame::new(*body, correlation_id), version))),
     }
     let client_id = request.header.client_id.as_ref().map(|c| c.to_string()).unwrap_or_default();
     let ctx = apis::Ctx { shared, node, version, client_id, client_host: client_host.to_string() };

@@ -78,6 +78,10 @@ pub(crate) struct Group {
     /// Member ids handed out with MEMBER_ID_REQUIRED that have not joined yet (KIP-394).
     pub pending: HashSet<String>,
     rebalance_deadline: Instant,
+    /// A round that began in an empty group ends no sooner (Kafka's
+    /// `group.initial.rebalance.delay.ms`), so that members starting together join together.
+    join_not_before: Instant,
+    initial_delay: Duration,
     pub offsets: BTreeMap<(String, i32), Committed>,
 }
 
@@ -104,8 +108,10 @@ pub(crate) struct JoinRequest {
 }
 
 impl Group {
-    pub fn new(now: Instant) -> Group {
+    pub fn new(now: Instant, initial_delay: Duration) -> Group {
         Group {
+            join_not_before: now,
+            initial_delay,
             phase: Phase::Empty,
             protocol_type: None,
             protocol: None,
@@ -181,8 +187,18 @@ impl Group {
         member.join_answer = None;
         member.last_seen = now;
         self.protocol_type = Some(request.protocol_type);
-        if self.phase != Phase::PreparingRebalance {
-            self.prepare_rebalance(now);
+        match self.phase {
+            // The first member of an empty group waits for others to join; each one that does
+            // extends the wait, up to the rebalance timeout (Kafka's `InitialDelayedJoin`).
+            Phase::Empty => {
+                self.prepare_rebalance(now);
+                self.join_not_before = (now + self.initial_delay).min(self.rebalance_deadline);
+            }
+            Phase::PreparingRebalance if now < self.join_not_before => {
+                self.join_not_before = (now + self.initial_delay).min(self.rebalance_deadline);
+            }
+            Phase::PreparingRebalance => {}
+            Phase::CompletingRebalance | Phase::Stable => self.prepare_rebalance(now),
         }
         self.try_complete_join(now);
         JoinStep::Wait(member_id)
@@ -202,11 +218,12 @@ impl Group {
             return false;
         }
         let all_joined = self.members.values().all(|m| m.awaiting_join);
-        if !all_joined && now < self.rebalance_deadline {
+        if (!all_joined && now < self.rebalance_deadline) || now < self.join_not_before {
             return false;
         }
         self.members.retain(|_, m| m.awaiting_join);
         self.generation += 1;
+        tracing::debug!(generation = self.generation, members = self.members.len(), "round of joins ended");
         if self.members.is_empty() {
             self.phase = Phase::Empty;
             self.protocol = None;
@@ -316,6 +333,9 @@ impl Group {
             .filter(|(_, m)| !m.awaiting_join && now.duration_since(m.last_seen) > m.session_timeout)
             .map(|(id, _)| id.clone())
             .collect();
+        if !expired.is_empty() {
+            tracing::debug!(?expired, "session timeouts");
+        }
         let removed = self.remove(&expired, now);
         self.try_complete_join(now) || removed
     }
@@ -378,7 +398,7 @@ mod tests {
     #[test]
     fn a_round_ends_when_every_member_rejoins() {
         let now = Instant::now();
-        let mut g = Group::new(now);
+        let mut g = Group::new(now, Duration::ZERO);
         let JoinStep::Refuse(ErrorCode::MEMBER_ID_REQUIRED, a) = join(&mut g, "", now) else { panic!() };
         assert!(matches!(join(&mut g, &a, now), JoinStep::Wait(_)));
         assert_eq!((g.phase, g.generation), (Phase::CompletingRebalance, 1), "one member: at once");

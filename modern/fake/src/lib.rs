@@ -16,20 +16,19 @@
 //! # Ok(()) }
 //! ```
 //!
-//! What it serves today (the rest of what issue 33 asks is listed in the README): ApiVersions
-//! (with KIP-511), Metadata (topic ids, leaders, replicas, auto-creation), CreateTopics,
-//! DeleteTopics, Produce (acks 0, 1 and all; batches checked as Kafka checks them; idempotent
-//! producers), Fetch (by name and by topic id, `max_wait_ms` and `min_bytes` honoured, no
-//! fetch sessions), ListOffsets (earliest, latest, max timestamp, by timestamp) and
-//! InitProducerId for idempotent producers.
+//! What it serves, and how tests steer it ([`FakeCluster::intercept`], node kills, behaving
+//! as an older release), is listed in the README's "An in-process cluster for tests".
 //!
 //! Layout, after franz-go's kfake: `apis/` holds one file per API, `state` the cluster's data,
-//! `log` one partition's log, `node` a node's listener and `connection` one socket.
+//! `log` one partition's log, `groups` the classic group coordinator, `control` the hooks,
+//! `node` a node's listener and `connection` one socket.
 
 mod apis;
 mod cluster;
 mod config;
 mod connection;
+mod control;
+mod errors;
 mod groups;
 mod log;
 mod node;
@@ -39,3 +38,4 @@ mod topic_configs;
 
 pub use cluster::{FakeCluster, StoredBatch};
 pub use config::FakeConfig;
+pub use control::{Action, HookId, Intercepted, Times};

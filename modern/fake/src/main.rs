@@ -23,6 +23,10 @@ struct Args {
     /// Partitions of a topic created on first use (Kafka's num.partitions).
     #[arg(long, default_value_t = 1)]
     default_partitions: i32,
+    /// Behave as the Kafka release of this kafka-clients jar (or schema folder): its APIs and
+    /// versions, within what kafka-wire reads.
+    #[arg(long, value_name = "JAR")]
+    behave_as: Option<std::path::PathBuf>,
 }
 
 #[tokio::main]
@@ -43,11 +47,20 @@ async fn main() -> ExitCode {
     } else {
         args.listen
     };
-    let config = FakeConfig::default()
+    let mut config = FakeConfig::default()
         .nodes(args.nodes)
         .listen(listen)
         .advertise(args.advertise)
         .default_partitions(args.default_partitions);
+    if let Some(jar) = &args.behave_as {
+        config = match config.behave_as(jar) {
+            Ok(config) => config,
+            Err(e) => {
+                eprintln!("kafka-wire-fake: --behave-as {}: {e}", jar.display());
+                return ExitCode::from(2);
+            }
+        };
+    }
     let cluster = match FakeCluster::start(config).await {
         Ok(cluster) => cluster,
         Err(e) => {

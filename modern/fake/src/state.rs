@@ -15,6 +15,8 @@ pub(crate) struct NodeInfo {
     pub host: String,
     pub port: i32,
     pub alive: bool,
+    /// Where it listens (what a restart binds again).
+    pub listen: std::net::SocketAddr,
 }
 
 /// One partition: where it lives and what it holds.
@@ -91,6 +93,24 @@ impl State {
     /// Ids of the nodes that are up, in order.
     pub fn live_nodes(&self) -> Vec<i32> {
         self.nodes.iter().filter(|(_, n)| n.alive).map(|(id, _)| *id).collect()
+    }
+
+    /// Every partition whose leader is down gets the first replica that is up (a new leader
+    /// epoch), or no leader (-1) when none is; one without a leader gets one that came back.
+    pub fn elect_leaders(&mut self) {
+        let live = self.live_nodes();
+        for topic in self.topics.values_mut() {
+            for p in &mut topic.partitions {
+                if live.contains(&p.leader) {
+                    continue;
+                }
+                let next = p.replicas.iter().copied().find(|r| live.contains(r)).unwrap_or(-1);
+                if next != p.leader {
+                    p.leader = next;
+                    p.leader_epoch += 1;
+                }
+            }
+        }
     }
 
     /// Whether a topic could be created: Kafka's checks, in Kafka's order.

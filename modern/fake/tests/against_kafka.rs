@@ -1,8 +1,14 @@
 //! Each real client runs one scenario against the in-process cluster and against Apache Kafka
 //! 4.4, and what it observes must be the same: records, offsets, group membership and
-//! assignment shape, committed offsets, error names. One Kafka serves every suite here.
+//! assignment shape, committed offsets, error names. One Kafka serves every suite here, and
+//! the suites run one at a time. Kafka's Java clients and franz-go have modules of their own.
 
 mod support;
+
+#[path = "against_kafka/franz.rs"]
+mod franz;
+#[path = "against_kafka/java.rs"]
+mod java;
 
 use std::process::Command;
 
@@ -66,6 +72,7 @@ fn kafkajs_sees_the_same_on_the_fake_and_on_kafka() {
     let run = |bootstrap: &str| {
         Command::new("node").arg(script).arg(bootstrap).env("NODE_PATH", &node_modules).output().unwrap()
     };
+    let _alone = support::one_at_a_time();
     let fake = support::fake(&["--nodes", "3"]);
     let on_fake = support::summary("kafkajs on the fake", &run(&fake.bootstrap));
     println!("fake:  {on_fake}");

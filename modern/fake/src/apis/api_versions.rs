@@ -2,21 +2,17 @@
 //! accepted and not needed).
 
 use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse};
+use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse};
 
-use super::SERVED;
+use super::{served_versions, SERVED};
+use crate::cluster::Shared;
 
-/// Whether ApiVersions `version` can be read and answered.
-pub(crate) fn supports(version: i16) -> bool {
-    ApiKey::ApiVersions.supported_versions().is_some_and(|v| v.contains(version))
-}
-
-/// Every served API with the versions kafka-wire's messages know.
-pub(crate) fn advertised() -> Vec<ApiVersion> {
+/// Every served API with the versions served.
+pub(crate) fn advertised(shared: &Shared) -> Vec<ApiVersion> {
     SERVED
         .iter()
         .filter_map(|api| {
-            let versions = api.supported_versions()?;
+            let versions = served_versions(shared, *api)?;
             Some(ApiVersion {
                 api_key: api.key(),
                 min_version: versions.min,
@@ -27,6 +23,6 @@ pub(crate) fn advertised() -> Vec<ApiVersion> {
         .collect()
 }
 
-pub(crate) fn handle(_request: &ApiVersionsRequest, _version: i16) -> ApiVersionsResponse {
-    ApiVersionsResponse { api_keys: advertised(), ..Default::default() }
+pub(crate) fn handle(shared: &Shared, _request: &ApiVersionsRequest) -> ApiVersionsResponse {
+    ApiVersionsResponse { api_keys: advertised(shared), ..Default::default() }
 }

@@ -51,7 +51,7 @@ pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16
                 Err(code) => {
                     result.error_code = code;
                     if version >= 1 {
-                        result.error_message = Some(StrBytes::from(format!("{code}")));
+                        result.error_message = Some(StrBytes::from(refusal_message(code, &name, replication)));
                     }
                 }
             }
@@ -59,4 +59,13 @@ pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16
         })
         .collect();
     CreateTopicsResponse { topics, ..Default::default() }
+}
+
+/// Kafka's message for a refused topic, where clients show it.
+fn refusal_message(code: ErrorCode, name: &str, replication: i16) -> String {
+    match code {
+        ErrorCode::TOPIC_ALREADY_EXISTS => format!("Topic '{name}' already exists."),
+        ErrorCode::INVALID_REPLICATION_FACTOR => format!("Unable to replicate the partition {replication} time(s): The target replication factor of {replication} cannot be reached because only fewer broker(s) are registered."),
+        _ => code.to_string(),
+    }
 }

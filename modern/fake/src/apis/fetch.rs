@@ -77,6 +77,7 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                     let partition = match state.partition_for(name, p.partition, node) {
                         Ok(partition) => partition,
                         Err(code) => {
+                            tracing::debug!(topic = %name, partition = p.partition, node, %code, "Fetch refused");
                             data.error_code = code;
                             failed = true;
                             if code == ErrorCode::NOT_LEADER_OR_FOLLOWER && version >= 12 {
@@ -95,6 +96,7 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                         }
                     };
                     if let Err(code) = super::check_leader_epoch(p.current_leader_epoch, partition.leader_epoch) {
+                        tracing::debug!(topic = %name, partition = p.partition, claimed = p.current_leader_epoch, %code, "Fetch epoch");
                         data.error_code = code;
                         failed = true;
                         return data;
@@ -104,6 +106,7 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                     data.last_stable_offset = log.end_offset();
                     data.log_start_offset = log.start_offset();
                     if p.fetch_offset < log.start_offset() || p.fetch_offset > log.end_offset() {
+                        tracing::debug!(topic = %name, partition = p.partition, offset = p.fetch_offset, end = log.end_offset(), "Fetch out of range");
                         data.error_code = ErrorCode::OFFSET_OUT_OF_RANGE;
                         failed = true;
                         return data;

@@ -20,12 +20,15 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: HeartbeatRequest) -> HeartbeatRespo
         if let Some(m) = group.members.get_mut(&member) {
             m.last_seen = Instant::now();
         }
+        // Kafka's order: the member's generation, then whether a round of joins runs.
+        group.check_member(&member, request.generation_id)?;
         if group.phase == Phase::PreparingRebalance {
             return Err(ErrorCode::REBALANCE_IN_PROGRESS);
         }
-        group.check_member(&member, request.generation_id)
+        Ok(())
     })()
     .err()
     .unwrap_or(ErrorCode::NONE);
+    tracing::debug!(group = %request.group_id, member = %request.member_id, generation = request.generation_id, %error_code, "Heartbeat");
     HeartbeatResponse { error_code, ..Default::default() }
 }

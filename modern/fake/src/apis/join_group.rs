@@ -44,7 +44,11 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGrou
             return refuse(ErrorCode::INVALID_GROUP_ID, join.member_id);
         }
         let now = Instant::now();
-        let group = state.groups.entry(group_id.clone()).or_insert_with(|| Group::new(now));
+        let group = state
+            .groups
+            .entry(group_id.clone())
+            .or_insert_with(|| Group::new(now, ctx.shared.config.group_initial_rebalance_delay));
+        tracing::debug!(group = %group_id, member = %join.member_id, phase = ?group.phase, generation = group.generation, "JoinGroup");
         match group.join(join, now) {
             JoinStep::Refuse(code, member_id) => return refuse(code, member_id),
             JoinStep::Wait(member_id) => member_id,

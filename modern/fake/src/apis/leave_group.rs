@@ -25,6 +25,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: LeaveGroupRequest) -> LeaveGroupRes
         let Some(group) = state.groups.get_mut(request.group_id.as_str()) else {
             return LeaveGroupResponse { error_code: ErrorCode::UNKNOWN_MEMBER_ID, ..Default::default() };
         };
+        tracing::debug!(group = %request.group_id, ?ids, "LeaveGroup");
         let known: Vec<bool> = ids.iter().map(|id| group.members.contains_key(id)).collect();
         group.remove(&ids, Instant::now());
         if ctx.version >= BATCHED_FROM {

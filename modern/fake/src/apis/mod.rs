@@ -30,6 +30,7 @@ mod produce;
 mod sync_group;
 
 use kafka_wire::messages::{ApiKey, RequestKind, ResponseKind};
+use kafka_wire::VersionRange;
 
 use crate::cluster::Shared;
 
@@ -77,17 +78,33 @@ pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::DescribeTopicPartitions,
 ];
 
+/// The versions of `api` the cluster serves: those kafka-wire's messages read, within the
+/// release the cluster behaves as; `None` for an API it does not serve.
+pub(crate) fn served_versions(shared: &Shared, api: ApiKey) -> Option<VersionRange> {
+    if !SERVED.contains(&api) {
+        return None;
+    }
+    let ours = api.supported_versions()?;
+    match &shared.config.versions {
+        None => Some(ours),
+        Some(release) => {
+            let (min, max) = release.get(&api.key())?;
+            ours.intersect(&VersionRange::new(*min, *max))
+        }
+    }
+}
+
 /// Whether `api` at `version` is answered (anything else closes the connection, as Kafka
 /// closes it for a request it does not advertise).
-pub(crate) fn served(api: ApiKey, version: i16) -> bool {
-    SERVED.contains(&api) && api.supported_versions().is_some_and(|v| v.contains(version))
+pub(crate) fn served(shared: &Shared, api: ApiKey, version: i16) -> bool {
+    served_versions(shared, api).is_some_and(|v| v.contains(version))
 }
 
 /// The answer to a request of a served API; `None` for a request that gets no response.
 pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<ResponseKind> {
     let (shared, node, version) = (ctx.shared, ctx.node, ctx.version);
     Some(match request {
-        RequestKind::ApiVersions(r) => api_versions::handle(&r, version).into(),
+        RequestKind::ApiVersions(r) => api_versions::handle(shared, &r).into(),
         RequestKind::Metadata(r) => metadata::handle(shared, r, version).into(),
         RequestKind::CreateTopics(r) => create_topics::handle(shared, r, version).into(),
         RequestKind::DeleteTopics(r) => delete_topics::handle(shared, r, version).into(),

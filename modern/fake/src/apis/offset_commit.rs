@@ -21,17 +21,21 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
         coordinates(&state, ctx.node, &group_id)?;
         let generation = request.generation_id_or_member_epoch;
         let member = request.member_id.to_string();
-        let group = state.groups.entry(group_id.clone()).or_insert_with(|| Group::new(now));
+        let group = state
+            .groups
+            .entry(group_id.clone())
+            .or_insert_with(|| Group::new(now, ctx.shared.config.group_initial_rebalance_delay));
         if generation < 0 && member.is_empty() {
             // A commit from outside the group: only while it has no members.
             return if group.phase == Phase::Empty { Ok(()) } else { Err(ErrorCode::UNKNOWN_MEMBER_ID) };
         }
-        // Kafka's order: members may commit while a round of joins runs (before they rejoin),
-        // not between its end and the leader's assignment.
+        // Kafka's order (`ClassicGroup.validateOffsetCommit`): the member, its generation, then
+        // the phase. Members may commit while a round of joins runs (before they rejoin), not
+        // between its end and the leader's assignment.
+        group.check_member(&member, generation)?;
         if group.phase == Phase::CompletingRebalance {
             return Err(ErrorCode::REBALANCE_IN_PROGRESS);
         }
-        group.check_member(&member, generation)?;
         if let Some(m) = group.members.get_mut(&member) {
             m.last_seen = now;
         }

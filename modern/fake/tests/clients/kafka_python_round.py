@@ -4,6 +4,7 @@ the beginning (ListOffsets, Fetch), and the end offsets.
 Usage: python kafka_python_round.py <bootstrap>; prints a JSON summary on stdout."""
 import json
 import sys
+import threading
 import time
 import uuid
 
@@ -51,44 +52,61 @@ ends = consumer.end_offsets(partitions)
 consumer.close()
 
 # A consumer group: one member, then a second joins (a rebalance splits the partitions), both
-# read and commit, then the first leaves and the second takes every partition.
+# read and commit, then the first leaves and the second takes every partition. Each member
+# polls in a thread of its own, as applications run them.
 group = "python-group-" + suffix
-def member():
-    return KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
-                         enable_auto_commit=False, heartbeat_interval_ms=200, session_timeout_ms=6000,
-                         max_poll_records=7)
 seen = {}
-def drain(consumer, name):
-    for records in consumer.poll(timeout_ms=100).values():
-        for r in records:
-            seen.setdefault(r.value.decode(), []).append(name)
-    try:
-        consumer.commit()
-    except (CommitFailedError, RebalanceInProgressError):
-        # Between a round of joins and its assignments, as Kafka answers too: the records
-        # since the last commit come again to whoever owns the partition next.
-        pass
-first = member()
-deadline = time.time() + 60
-while not first.assignment() and time.time() < deadline:
-    drain(first, "first")
-second = member()
-split = None
-while time.time() < deadline:
-    drain(first, "first")
-    drain(second, "second")
-    sizes = sorted([len(first.assignment()), len(second.assignment())])
-    if sizes == [1, 2] and split is None:
-        split = sizes
-    if split and len(seen) == 10 * len(codecs):
-        break
-first.close()
-alone = None
-while time.time() < deadline:
-    drain(second, "second")
-    if len(second.assignment()) == 3:
-        alone = 3
-        break
+seen_lock = threading.Lock()
+
+class Member(threading.Thread):
+    def __init__(self, name):
+        super().__init__(daemon=True)
+        self.name, self.stop, self.error = name, threading.Event(), None
+        self.consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
+                                      auto_offset_reset="earliest", enable_auto_commit=False,
+                                      heartbeat_interval_ms=200, session_timeout_ms=6000,
+                                      max_poll_records=7)
+        self.owned = 0
+
+    def run(self):
+        try:
+            while not self.stop.is_set():
+                for records in self.consumer.poll(timeout_ms=100).values():
+                    with seen_lock:
+                        for r in records:
+                            seen.setdefault(r.value.decode(), []).append(self.name)
+                try:
+                    self.consumer.commit()
+                except (CommitFailedError, RebalanceInProgressError):
+                    # Between a round of joins and its assignments, as Kafka answers too: the
+                    # records since the last commit come again to whoever owns them next.
+                    pass
+                self.owned = len(self.consumer.assignment())
+        except Exception as e:  # reported by the main thread
+            self.error = e
+
+def wait_until(condition):
+    deadline = time.time() + 60
+    while not condition() and time.time() < deadline:
+        time.sleep(0.05)
+    return condition()
+
+first = Member("first")
+first.start()
+wait_until(lambda: first.owned == 3)
+second = Member("second")
+second.start()
+split = [1, 2] if wait_until(lambda: sorted([first.owned, second.owned]) == [1, 2]) else None
+wait_until(lambda: len(seen) == 10 * len(codecs))
+first.stop.set()
+first.join()
+first.consumer.close()
+alone = 3 if wait_until(lambda: second.owned == 3) else None
+second.stop.set()
+second.join()
+if first.error or second.error:
+    sys.exit("a member failed: %r %r" % (first.error, second.error))
+second = second.consumer
 committed = {p.partition: second.committed(p) for p in partitions}
 second.close()
 admin = KafkaAdminClient(bootstrap_servers=bootstrap)

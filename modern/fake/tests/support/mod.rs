@@ -49,3 +49,10 @@ pub fn summary(what: &str, run: &std::process::Output) -> serde_json::Value {
     let last = out.lines().last().unwrap_or_default();
     serde_json::from_str(last).unwrap_or_else(|e| panic!("{what}: no JSON summary ({e}): {out}"))
 }
+
+/// Held by each suite throughout: one client round at a time on two shared cores, so that no
+/// round's group timing depends on another's load.
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

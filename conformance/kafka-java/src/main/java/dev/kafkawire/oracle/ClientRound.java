@@ -5,17 +5,36 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -24,6 +43,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -40,7 +60,22 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * admin BOOTSTRAP TOPIC N           the admin client: create TOPIC with N partitions, describe
  *                                   it and the cluster, alter and describe its configuration,
  *                                   add a partition, list offsets, delete it; one JSON summary
+ * idempotent BOOTSTRAP TOPIC N      creates TOPIC (3 partitions); an idempotent producer (acks=all,
+ *                                   no transactions) writes N records in each codec with a codec
+ *                                   header, record i to partition i % 3; reads them back; one JSON
+ *                                   summary: offsets received per partition, whether unique, ends
+ * group BOOTSTRAP TOPIC N           creates TOPIC (4 partitions); classic consumers of one new
+ *                                   group: 2 members until they own every partition, a third
+ *                                   joins, the first leaves (close), until the N records of each
+ *                                   codec (produced between the steps) are consumed, each batch
+ *                                   committed (commitSync); then the admin client: committed
+ *                                   offsets, the group described, end offsets, the group listed,
+ *                                   described once empty, deleted; one JSON summary (what depends
+ *                                   on timing under "informational")
  * </pre>
+ *
+ * <p>The idempotent and group modes bound every wait to 60 s, give up after a few minutes in all,
+ * and exit non-zero (an exception) on any failure.
  */
 public final class ClientRound {
     static final String[] CODECS = {"none", "gzip", "snappy", "lz4", "zstd"};
@@ -56,6 +91,10 @@ public final class ClientRound {
             consume(bootstrap, topic, n, args[4]);
         } else if (mode.equals("admin")) {
             admin(bootstrap, topic, n);
+        } else if (mode.equals("idempotent")) {
+            idempotent(bootstrap, topic, n);
+        } else if (mode.equals("group")) {
+            group(bootstrap, topic, n);
         } else {
             throw new IllegalArgumentException("unknown mode " + mode);
         }
@@ -170,5 +209,465 @@ public final class ClientRound {
             out.put("deleted", !admin.listTopics().names().get().contains(topic));
         }
         System.out.println(out);
+    }
+
+    // ---- idempotent and group: every wait bounded, any failure an exception (exit non-zero) ----
+
+    static final long WAIT_SECONDS = 60;
+    static final Duration WAIT = Duration.ofSeconds(WAIT_SECONDS);
+    static final int IDEMPOTENT_PARTITIONS = 3;
+    static final int GROUP_PARTITIONS = 4;
+
+    /** Ends the JVM (exit 3) if the mode has not finished after `seconds`. */
+    static void watchdog(String mode, int seconds) {
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(seconds * 1000L);
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.err.println(mode + ": not finished after " + seconds + " s, giving up");
+            System.err.flush();
+            Runtime.getRuntime().halt(3);
+        }, "watchdog");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    static <T> T await(KafkaFuture<T> future) throws Exception {
+        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    static void check(boolean condition, String what) {
+        if (!condition) {
+            throw new IllegalStateException(what);
+        }
+    }
+
+    static Admin boundedAdmin(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "60000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
+        return Admin.create(p);
+    }
+
+    /** Creates `topic` (replication factor 1) and waits until every partition has a leader. */
+    static void createTopic(Admin admin, String topic, int partitions) throws Exception {
+        await(admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all());
+        long deadline = System.currentTimeMillis() + WAIT.toMillis();
+        while (true) {
+            TopicDescription d = await(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
+            if (d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) {
+                return;
+            }
+            check(System.currentTimeMillis() < deadline, "topic " + topic + " without leaders after 60 s: " + d);
+            Thread.sleep(100);
+        }
+    }
+
+    static Properties idempotentProducer(String bootstrap, String codec) {
+        Properties p = producerProperties(bootstrap, codec);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
+        return p;
+    }
+
+    /**
+     * N records in each of `codecs`, record i to partition i % partitions, value
+     * PREFIX-CODEC-value-i with a header naming the codec; the offsets each partition answered.
+     */
+    static Map<Integer, List<Long>> produceCodecs(String bootstrap, String topic, int n, int partitions, String prefix, String... codecs)
+            throws Exception {
+        Map<Integer, List<Long>> offsets = new TreeMap<>();
+        for (String codec : codecs) {
+            KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(idempotentProducer(bootstrap, codec));
+            try {
+                List<Future<RecordMetadata>> sent = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, i % partitions,
+                            utf8(prefix + "-" + codec + "-key-" + i), utf8(prefix + "-" + codec + "-value-" + i));
+                    record.headers().add("codec", utf8(codec));
+                    sent.add(producer.send(record));
+                }
+                producer.flush();
+                for (Future<RecordMetadata> f : sent) {
+                    RecordMetadata m = f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+                    offsets.computeIfAbsent(m.partition(), k -> new ArrayList<>()).add(m.offset());
+                }
+            } finally {
+                producer.close(WAIT);
+            }
+        }
+        return offsets;
+    }
+
+    /** Whether a record's key and codec header agree with its value (PREFIX-CODEC-value-I). */
+    static boolean recordMatches(ConsumerRecord<byte[], byte[]> r) {
+        String value = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+        String[] parts = value.split("-");
+        Header codec = r.headers().lastHeader("codec");
+        return parts.length == 4
+                && codec != null
+                && parts[1].equals(new String(codec.value(), StandardCharsets.UTF_8))
+                && r.key() != null
+                && value.replace("-value-", "-key-").equals(new String(r.key(), StandardCharsets.UTF_8));
+    }
+
+    static List<TopicPartition> partitionsOf(String topic, int partitions) {
+        List<TopicPartition> all = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            all.add(new TopicPartition(topic, p));
+        }
+        return all;
+    }
+
+    static void idempotent(String bootstrap, String topic, int n) throws Exception {
+        watchdog("idempotent", 240);
+        int partitions = IDEMPOTENT_PARTITIONS;
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode out = mapper.createObjectNode();
+        out.put("partitions", partitions);
+        Admin creator = boundedAdmin(bootstrap);
+        try {
+            createTopic(creator, topic, partitions);
+        } finally {
+            creator.close(WAIT);
+        }
+        Map<Integer, List<Long>> offsets = produceCodecs(bootstrap, topic, n, partitions, "idem", CODECS);
+        ObjectNode perPartition = out.putObject("offsets");
+        boolean unique = true;
+        int acknowledged = 0;
+        for (Map.Entry<Integer, List<Long>> e : offsets.entrySet()) {
+            ArrayNode list = perPartition.putArray(e.getKey().toString());
+            e.getValue().forEach(list::add);
+            unique &= new HashSet<>(e.getValue()).size() == e.getValue().size();
+            acknowledged += e.getValue().size();
+        }
+        out.put("acknowledged", acknowledged);
+        out.put("offsets_unique", unique);
+
+        // Read back from the start of every partition.
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.CHECK_CRCS_CONFIG, "true");
+        List<TopicPartition> all = partitionsOf(topic, partitions);
+        int total = n * CODECS.length;
+        List<String> values = new ArrayList<>();
+        boolean matches = true;
+        Map<Integer, Integer> readPerPartition = new TreeMap<>();
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p);
+        try {
+            consumer.assign(all);
+            consumer.seekToBeginning(all);
+            long deadline = System.currentTimeMillis() + WAIT.toMillis();
+            while (values.size() < total && System.currentTimeMillis() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8));
+                    matches &= recordMatches(r);
+                    readPerPartition.merge(r.partition(), 1, Integer::sum);
+                }
+            }
+            // A little longer, for any record read twice.
+            for (int i = 0; i < 3; i++) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    values.add(r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8));
+                    readPerPartition.merge(r.partition(), 1, Integer::sum);
+                }
+            }
+            ObjectNode ends = out.putObject("end_offsets");
+            for (Map.Entry<TopicPartition, Long> e : byPartition(consumer.endOffsets(all, WAIT)).entrySet()) {
+                ends.put(Integer.toString(e.getKey().partition()), e.getValue());
+            }
+        } finally {
+            consumer.close(WAIT);
+        }
+        out.put("read_back", values.size());
+        out.put("read_back_distinct", new HashSet<>(values).size());
+        ObjectNode read = out.putObject("read_per_partition");
+        readPerPartition.forEach((k, v) -> read.put(k.toString(), v));
+        out.put("keys_and_headers_match", matches);
+        System.out.println(out);
+        check(values.size() == total, "read back " + values.size() + " of " + total + " records within 60 s");
+    }
+
+    /** `map` in the order of its partitions. */
+    static Map<TopicPartition, Long> byPartition(Map<TopicPartition, Long> map) {
+        Map<TopicPartition, Long> sorted = new TreeMap<>((a, b) -> Integer.compare(a.partition(), b.partition()));
+        sorted.putAll(map);
+        return sorted;
+    }
+
+    /** One classic member of a group, polled by the main thread; its listener logs every change. */
+    static final class Member implements ConsumerRebalanceListener {
+        final String name;
+        final KafkaConsumer<byte[], byte[]> consumer;
+        int assignedCalls;
+        int revokedCalls;
+        int lostCalls;
+        int consumed;
+        int commitFailures;
+        final ArrayNode events;
+
+        Member(String name, String bootstrap, String groupId, String topic, ArrayNode events) {
+            this.name = name;
+            this.events = events;
+            Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            p.put(ConsumerConfig.CHECK_CRCS_CONFIG, "true");
+            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10");
+            p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+            p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+            p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "60000");
+            p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
+            consumer = new KafkaConsumer<>(p);
+            consumer.subscribe(List.of(topic), this);
+        }
+
+        void event(String what, Collection<TopicPartition> partitions) {
+            ArrayNode e = events.addArray().add(name).add(what);
+            partitions.stream().mapToInt(TopicPartition::partition).sorted().forEach(e::add);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            assignedCalls++;
+            event("assigned", partitions);
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            revokedCalls++;
+            event("revoked", partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            lostCalls++;
+            event("lost", partitions);
+        }
+
+        int owned() {
+            return consumer.assignment().size();
+        }
+
+        boolean closed;
+
+        void close() {
+            if (!closed) {
+                closed = true;
+                consumer.close(WAIT);
+            }
+        }
+    }
+
+    /** What the members consumed, across all of them. */
+    static final class Consumed {
+        final List<String> values = new ArrayList<>();
+        boolean matches = true;
+
+        /** One poll of `m`; the batch's offsets committed (commitSync) before the next poll. */
+        void poll(Member m) {
+            ConsumerRecords<byte[], byte[]> records = m.consumer.poll(Duration.ofMillis(100));
+            if (records.isEmpty()) {
+                return;
+            }
+            Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                values.add(r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8));
+                matches &= recordMatches(r);
+                m.consumed++;
+                commit.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+            }
+            try {
+                m.consumer.commitSync(commit, WAIT);
+            } catch (CommitFailedException | RebalanceInProgressException e) {
+                // Its records go to the partition's next owner again: counted as duplicates.
+                m.commitFailures++;
+            }
+        }
+    }
+
+    /** Polls `members` in turn until each owns a partition, together all of them, and `more` holds. */
+    static void pollUntil(String step, List<Member> members, int partitions, Consumed consumed, java.util.function.BooleanSupplier more) {
+        long deadline = System.currentTimeMillis() + WAIT.toMillis();
+        while (true) {
+            for (Member m : members) {
+                consumed.poll(m);
+            }
+            Set<TopicPartition> union = new HashSet<>();
+            int sum = 0;
+            boolean each = true;
+            for (Member m : members) {
+                union.addAll(m.consumer.assignment());
+                sum += m.owned();
+                each &= m.owned() > 0;
+            }
+            if (each && union.size() == partitions && sum == partitions && more.getAsBoolean()) {
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                StringBuilder owned = new StringBuilder();
+                for (Member m : members) {
+                    owned.append(' ').append(m.name).append('=').append(m.consumer.assignment());
+                }
+                throw new IllegalStateException(step + ": not done after 60 s; consumed " + consumed.values.size() + ";" + owned);
+            }
+        }
+    }
+
+    static ArrayNode sortedCounts(ObjectNode parent, String field, List<Integer> counts) {
+        ArrayNode a = parent.putArray(field);
+        counts.stream().sorted().forEach(a::add);
+        return a;
+    }
+
+    static List<Integer> ownedCounts(List<Member> members) {
+        List<Integer> counts = new ArrayList<>();
+        for (Member m : members) {
+            counts.add(m.owned());
+        }
+        return counts;
+    }
+
+    static ObjectNode describeGroup(Admin admin, String groupId, ObjectNode into) throws Exception {
+        ConsumerGroupDescription d = await(admin.describeConsumerGroups(List.of(groupId)).describedGroups().get(groupId));
+        into.put("state", String.valueOf(d.groupState()));
+        into.put("members", d.members().size());
+        List<Integer> counts = new ArrayList<>();
+        for (MemberDescription m : d.members()) {
+            counts.add(m.assignment().topicPartitions().size());
+        }
+        sortedCounts(into, "member_partitions", counts);
+        into.put("assignor", d.partitionAssignor());
+        into.put("type", String.valueOf(d.type()));
+        into.put("simple", d.isSimpleConsumerGroup());
+        return into;
+    }
+
+    static void group(String bootstrap, String topic, int n) throws Exception {
+        watchdog("group", 420);
+        int partitions = GROUP_PARTITIONS;
+        int total = n * CODECS.length;
+        String groupId = "java-group-" + UUID.randomUUID();
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode out = mapper.createObjectNode();
+        ObjectNode info = mapper.createObjectNode();
+        info.put("group_id", groupId);
+        ArrayNode events = info.putArray("rebalance_events");
+        out.put("partitions", partitions);
+        out.put("produced", total);
+        List<TopicPartition> all = partitionsOf(topic, partitions);
+        Consumed consumed = new Consumed();
+        long started = System.currentTimeMillis();
+        Admin admin = boundedAdmin(bootstrap);
+        try {
+            createTopic(admin, topic, partitions);
+            produceCodecs(bootstrap, topic, n, partitions, "group", "none", "gzip");
+
+            // Two members, until they own every partition between them.
+            Member first = new Member("member-1", bootstrap, groupId, topic, events);
+            Member second = new Member("member-2", bootstrap, groupId, topic, events);
+            List<Member> members = new ArrayList<>(List.of(first, second));
+            List<Member> everyone = new ArrayList<>(members);
+            try {
+                pollUntil("two members", members, partitions, consumed, () -> true);
+                sortedCounts(out, "two_members_own", ownedCounts(members));
+                info.put("two_members_ms", System.currentTimeMillis() - started);
+
+                // A third joins.
+                produceCodecs(bootstrap, topic, n, partitions, "group", "snappy", "lz4");
+                Member third = new Member("member-3", bootstrap, groupId, topic, events);
+                members.add(third);
+                everyone.add(third);
+                pollUntil("three members", members, partitions, consumed, () -> true);
+                sortedCounts(out, "three_members_own", ownedCounts(members));
+                info.put("three_members_ms", System.currentTimeMillis() - started);
+
+                // The first leaves.
+                produceCodecs(bootstrap, topic, n, partitions, "group", "zstd");
+                first.close();
+                members.remove(first);
+                pollUntil("after one left", members, partitions, consumed, () -> consumed.values.size() >= total);
+                info.put("all_consumed_ms", System.currentTimeMillis() - started);
+                // A little longer, for any record consumed twice.
+                for (int i = 0; i < 5; i++) {
+                    for (Member m : members) {
+                        consumed.poll(m);
+                    }
+                }
+                sortedCounts(out, "final_members_own", ownedCounts(members));
+                out.put("consumed", consumed.values.size());
+                out.put("distinct", new HashSet<>(consumed.values).size());
+                out.put("keys_and_headers_match", consumed.matches);
+
+                // The admin client's view, with the two members still in the group.
+                Map<TopicPartition, OffsetAndMetadata> committed =
+                        await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
+                ObjectNode committedNode = out.putObject("committed");
+                for (TopicPartition tp : all) {
+                    OffsetAndMetadata o = committed.get(tp);
+                    committedNode.put(Integer.toString(tp.partition()), o == null ? -1 : o.offset());
+                }
+                describeGroup(admin, groupId, out.putObject("described"));
+                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+                all.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = await(admin.listOffsets(latest).all());
+                ObjectNode endsNode = out.putObject("end_offsets");
+                for (TopicPartition tp : all) {
+                    endsNode.put(Integer.toString(tp.partition()), ends.get(tp).offset());
+                }
+                ObjectNode listed = out.putObject("listed");
+                for (GroupListing g : await(admin.listGroups().all())) {
+                    if (g.groupId().equals(groupId)) {
+                        listed.put("type", String.valueOf(g.type().orElse(null)));
+                        listed.put("protocol", g.protocol());
+                        listed.put("state", String.valueOf(g.groupState().orElse(null)));
+                    }
+                }
+            } finally {
+                ObjectNode perMember = info.putObject("members");
+                for (Member m : everyone) {
+                    ObjectNode e = perMember.putObject(m.name);
+                    e.put("consumed", m.consumed);
+                    e.put("assigned_calls", m.assignedCalls);
+                    e.put("revoked_calls", m.revokedCalls);
+                    e.put("lost_calls", m.lostCalls);
+                    e.put("commit_failures", m.commitFailures);
+                }
+                for (Member m : everyone) {
+                    m.close();
+                }
+            }
+
+            // Every member gone: the group is empty, its offsets kept; then deleted.
+            describeGroup(admin, groupId, out.putObject("described_after_close"));
+            await(admin.deleteConsumerGroups(List.of(groupId)).all());
+            boolean stillListed = false;
+            for (GroupListing g : await(admin.listGroups().all())) {
+                stillListed |= g.groupId().equals(groupId);
+            }
+            out.put("listed_after_delete", stillListed);
+        } finally {
+            admin.close(WAIT);
+            info.put("total_ms", System.currentTimeMillis() - started);
+            out.set("informational", info);
+            System.out.println(out);
+        }
+        check(consumed.values.size() == total && new HashSet<>(consumed.values).size() == total,
+                "consumed " + consumed.values.size() + " records (" + new HashSet<>(consumed.values).size() + " distinct) of " + total);
     }
 }

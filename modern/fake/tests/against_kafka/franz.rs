@@ -1,0 +1,89 @@
+//! franz-go (Go, written without our code; `tests/clients/franz/`) against the fake and Apache
+//! Kafka 4.4: kadm's CreateTopics, an idempotent producer in every codec, a classic consumer
+//! group that gains and loses a member, and kadm's view of the group afterwards. What the round
+//! reports as "compared" must be the same on both; "informational" (timing) is printed only.
+//!
+//! Needs `go` (on `PATH` or in /usr/local/go/bin): without it the test is skipped, or fails under
+//! CI. `scripts/test` downloads the Go modules first, so the build needs no network.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+use super::support;
+
+/// The Go program's folder.
+const FRANZ_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/franz");
+
+/// The `go` command: on `PATH`, else Go's default install folder. `None` (the test skipped)
+/// when there is none; under CI that is a failure.
+fn go() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .map(|dir| dir.join("go"))
+        .chain([PathBuf::from("/usr/local/go/bin/go")])
+        .find(|go| go.is_file());
+    if found.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "go is not installed: the franz-go suite needs it under CI");
+        eprintln!("go not found (PATH, /usr/local/go/bin): skipped");
+    }
+    found
+}
+
+/// Builds the Go program into the test's temporary folder (offline once `go mod download` ran).
+fn build(go: &Path) -> PathBuf {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("franz-round");
+    let build = Command::new(go)
+        .args(["build", "-buildvcs=false", "-o"])
+        .arg(&out)
+        .arg(".")
+        .current_dir(FRANZ_DIR)
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "go build in {FRANZ_DIR} failed:\n{}", String::from_utf8_lossy(&build.stderr));
+    out
+}
+
+/// Runs `franz-round round BOOTSTRAP TOPIC` (the program bounds itself at 4 minutes).
+fn round(bin: &Path, against: &str, bootstrap: &str) -> Value {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let topic = format!("franz-{against}-{nanos}");
+    let summary = support::summary(
+        &format!("franz-go on {against}"),
+        &Command::new(bin).args(["round", bootstrap, &topic]).output().unwrap(),
+    );
+    println!("franz-go on {against}, informational: {}", summary["informational"]);
+    summary
+}
+
+/// What the round reports on any broker, whatever the timing.
+fn check_alone(against: &str, c: &Value) {
+    let consumed = &c["consumed"];
+    assert_eq!(
+        (&consumed["records"], &consumed["distinct"], &consumed["processed_twice"]),
+        (&50.into(), &50.into(), &0.into()),
+        "{against}: {c}"
+    );
+    assert_eq!(consumed["headers_match_codec"], true, "{against}: {c}");
+    assert_eq!(c["produced"]["offsets_unique"], true, "{against}: {c}");
+    assert_eq!(c["committed"]["offsets"], c["end"]["offsets"], "{against}: committed offsets are not the end offsets");
+    assert_eq!((&c["described"]["members"], &c["described"]["state"]), (&2.into(), &"Stable".into()), "{against}: {c}");
+}
+
+#[test]
+fn franz_go_sees_the_same_on_the_fake_and_on_kafka() {
+    let Some(go) = go() else { return };
+    let bin = build(&go);
+    let _alone = support::one_at_a_time();
+    let fake = support::fake(&["--nodes", "3"]);
+    let on_fake = round(&bin, "fake", &fake.bootstrap)["compared"].clone();
+    println!("fake:  {on_fake}");
+    check_alone("the fake", &on_fake);
+    let Some(kafka) = support::kafka() else { return };
+    let on_kafka = round(&bin, "kafka", &kafka.bootstrap())["compared"].clone();
+    println!("kafka: {on_kafka}");
+    check_alone("Kafka 4.4", &on_kafka);
+    assert_eq!(on_fake, on_kafka, "franz-go must observe the same on both");
+}

@@ -1,0 +1,165 @@
+//! Kafka's own Java clients (`ClientRound` of `conformance/kafka-java`, built by
+//! `scripts/kafka-release`) against the `kafka-wire-fake` binary and against Apache Kafka 4.4:
+//! the admin client, an idempotent producer in every codec, and a classic consumer group that
+//! grows and shrinks. Each mode prints one JSON summary; what does not depend on timing must be
+//! the same on both.
+//!
+//! The fake runs 3 nodes, Kafka 1: the admin summary's `cluster_nodes` is checked against each
+//! side's own count, everything else compared as is. Without Kafka's jars (outside CI) the
+//! fake's summaries are still checked on their own.
+
+use kafka_wire_test_support::kafka::java_client;
+use serde_json::Value;
+
+use super::support;
+
+const FAKE_NODES: usize = 3;
+const KAFKA_NODES: usize = 1;
+
+/// What one run of a mode gave: its summary, or why there is none.
+type Run = Result<Value, String>;
+
+/// Runs `ClientRound MODE BOOTSTRAP TOPIC N`; `None` when its classes were not built (outside
+/// CI: skipped; under CI that fails).
+fn run(mode: &str, bootstrap: &str, topic: &str, n: usize) -> Option<Run> {
+    let out = match java_client(&[mode, bootstrap, topic, &n.to_string()]) {
+        Ok(out) => out,
+        Err(e) => {
+            assert!(std::env::var_os("CI").is_none(), "Kafka's Java clients: {e}");
+            eprintln!("skipped: {e}");
+            return None;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary = stdout.lines().rev().find_map(|line| serde_json::from_str::<Value>(line).ok());
+    let stale = if stderr.contains("unknown mode") {
+        " (classes older than ClientRound.java: run scripts/kafka-release)"
+    } else {
+        ""
+    };
+    Some(match summary {
+        Some(summary) if out.status.success() => Ok(summary),
+        _ => Err(format!(
+            "{mode} on {bootstrap} exited with {}{stale}\nstdout: {stdout}\nstderr (the end): {}",
+            out.status,
+            tail(&stderr, 6000)
+        )),
+    })
+}
+
+/// The last `bytes` bytes of `text` or a little fewer, on a character boundary.
+fn tail(text: &str, bytes: usize) -> &str {
+    let mut start = text.len().saturating_sub(bytes);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+/// The runs of `mode` on the fake and, when its jars are there, on Kafka; both printed.
+/// `None` when the Java classes are missing (skipped).
+fn both(mode: &str, n: usize) -> Option<(Run, Option<Run>)> {
+    let _alone = support::one_at_a_time();
+    let fake = support::fake(&["--nodes", &FAKE_NODES.to_string()]);
+    let fake = run(mode, &fake.bootstrap, &format!("java-{mode}-fake"), n)?;
+    println!("{mode}, kafka-wire-fake ({FAKE_NODES} nodes): {}", show(&fake));
+    let kafka = support::kafka().map(|kafka| {
+        let kafka = run(mode, &kafka.bootstrap(), &format!("java-{mode}-kafka"), n).expect("the classes were there");
+        println!("{mode}, Apache Kafka 4.4 ({KAFKA_NODES} node): {}", show(&kafka));
+        kafka
+    });
+    Some((fake, kafka))
+}
+
+fn show(run: &Run) -> String {
+    match run {
+        Ok(summary) => summary.to_string(),
+        Err(why) => format!("FAILED: {why}"),
+    }
+}
+
+/// Compares what is deterministic of both summaries (`deterministic` picks it) after checking
+/// each on its own (`check`); Kafka's run first, so that a broken setup shows as such.
+fn compare(
+    mode: &str,
+    (fake, kafka): (Run, Option<Run>),
+    check: impl Fn(&Value, usize),
+    deterministic: impl Fn(&Value) -> Value,
+) {
+    let kafka = kafka.map(|kafka| kafka.unwrap_or_else(|why| panic!("{mode} against Apache Kafka 4.4: {why}")));
+    if let Some(kafka) = &kafka {
+        check(kafka, KAFKA_NODES);
+    }
+    let fake = fake.unwrap_or_else(|why| panic!("{mode} against kafka-wire-fake: {why}"));
+    check(&fake, FAKE_NODES);
+    match kafka {
+        Some(kafka) => assert_eq!(
+            deterministic(&fake),
+            deterministic(&kafka),
+            "{mode}: kafka-wire-fake (left) and Apache Kafka 4.4 (right) differ"
+        ),
+        None => eprintln!("{mode}: no Apache Kafka to compare with (its jars are not there)"),
+    }
+}
+
+fn without(summary: &Value, fields: &[&str]) -> Value {
+    let mut summary = summary.clone();
+    for field in fields {
+        summary.as_object_mut().expect("a JSON object").remove(*field);
+    }
+    summary
+}
+
+#[test]
+fn the_admin_client_sees_the_same_cluster() {
+    let partitions = 3;
+    let Some(runs) = both("admin", partitions) else { return };
+    compare(
+        "admin",
+        runs,
+        |s, nodes| {
+            assert_eq!(s["cluster_nodes"], nodes, "{s}");
+            assert_eq!(s["listed"], true, "{s}");
+            assert_eq!(s["partitions"], partitions + 1, "{s}");
+            assert_eq!(s["deleted"], true, "{s}");
+        },
+        // The node count is each cluster's own, checked above.
+        |s| without(s, &["cluster_nodes"]),
+    );
+}
+
+#[test]
+fn an_idempotent_producer_gets_the_same_offsets() {
+    let n = 20;
+    let Some(runs) = both("idempotent", n) else { return };
+    compare(
+        "idempotent",
+        runs,
+        |s, _| {
+            assert_eq!(s["offsets_unique"], true, "{s}");
+            assert_eq!(s["acknowledged"], 5 * n, "{s}");
+            assert_eq!(s["read_back"], 5 * n, "{s}");
+            assert_eq!(s["read_back_distinct"], 5 * n, "{s}");
+            assert_eq!(s["keys_and_headers_match"], true, "{s}");
+        },
+        Value::clone,
+    );
+}
+
+#[test]
+fn a_classic_consumer_group_consumes_every_record_once() {
+    let n = 20;
+    let Some(runs) = both("group", n) else { return };
+    compare(
+        "group",
+        runs,
+        |s, _| {
+            assert_eq!(s["consumed"], 5 * n, "every record consumed exactly once: {s}");
+            assert_eq!(s["distinct"], 5 * n, "every record consumed exactly once: {s}");
+            assert_eq!(s["committed"], s["end_offsets"], "committed up to the end: {s}");
+            assert_eq!(s["keys_and_headers_match"], true, "{s}");
+        },
+        |s| without(s, &["informational"]),
+    );
+}
