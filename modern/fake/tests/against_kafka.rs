@@ -14,30 +14,36 @@ use std::process::Command;
 
 use kafka_wire_test_support::env_or_skip;
 
+/// Runs a client's round (`run` takes a bootstrap) on a 3-node fake, checks what it saw there
+/// (`check`), then on Kafka 4.4, and requires the same summary from both.
+fn on_both(what: &str, run: impl Fn(&str) -> std::process::Output, check: impl Fn(&serde_json::Value)) {
+    let _alone = support::one_at_a_time();
+    let fake = support::fake(&["--nodes", "3"]);
+    let on_fake = support::summary(&format!("{what} on the fake"), &run(&fake.bootstrap));
+    println!("{what}, fake:  {on_fake}");
+    check(&on_fake);
+    let Some(kafka) = support::kafka() else { return };
+    let on_kafka = support::summary(&format!("{what} on Kafka"), &run(&kafka.bootstrap()));
+    println!("{what}, kafka: {on_kafka}");
+    assert_eq!(on_fake, on_kafka, "{what} must observe the same on both");
+}
+
 /// kafka-python: admin (creating a topic twice), an idempotent producer in every codec, a
 /// consumer assigned every partition, then a consumer group of two members where one leaves.
 #[test]
 fn kafka_python_sees_the_same_on_the_fake_and_on_kafka() {
     let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafka_python_round.py");
-    let fake = support::fake(&["--nodes", "3"]);
-    let on_fake = support::summary(
-        "kafka-python on the fake",
-        &Command::new(&python).arg(script).arg(&fake.bootstrap).output().unwrap(),
+    on_both(
+        "kafka-python",
+        |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
+        // 5 codecs × 10 records, each read back; the group split 1 + 2, the survivor took all
+        // 3 and committed the end offsets.
+        |s| {
+            assert_eq!((&s["consumed"], &s["group_consumed"]), (&50.into(), &50.into()), "{s}");
+            assert_eq!(s["committed"], s["end_offsets"], "{s}");
+        },
     );
-    println!("fake:  {on_fake}");
-    // 5 codecs × 10 records, each read back; offsets never reused; the group split 1 + 2, the
-    // survivor took all 3 and committed the end offsets.
-    assert_eq!(on_fake["consumed"], 50, "{on_fake}");
-    assert_eq!(on_fake["group_consumed"], 50, "{on_fake}");
-    assert_eq!(on_fake["committed"], on_fake["end_offsets"], "{on_fake}");
-    let Some(kafka) = support::kafka() else { return };
-    let on_kafka = support::summary(
-        "kafka-python on Kafka",
-        &Command::new(&python).arg(script).arg(kafka.bootstrap()).output().unwrap(),
-    );
-    println!("kafka: {on_kafka}");
-    assert_eq!(on_fake, on_kafka, "kafka-python must observe the same on both");
 }
 
 /// confluent-kafka (librdkafka): admin (create, describe configs), an idempotent producer in
@@ -47,20 +53,11 @@ fn kafka_python_sees_the_same_on_the_fake_and_on_kafka() {
 fn librdkafka_sees_the_same_on_the_fake_and_on_kafka() {
     let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../cli/tests/clients/confluent_kafka_round.py");
-    let fake = support::fake(&["--nodes", "3"]);
-    let on_fake = support::summary(
-        "librdkafka on the fake",
-        &Command::new(&python).arg(script).arg(&fake.bootstrap).output().unwrap(),
+    on_both(
+        "librdkafka",
+        |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
+        |s| assert_eq!(s["consumed"], 50, "5 codecs × 10: {s}"),
     );
-    println!("fake:  {on_fake}");
-    assert_eq!(on_fake["consumed"], 50, "5 codecs × 10: {on_fake}");
-    let Some(kafka) = support::kafka() else { return };
-    let on_kafka = support::summary(
-        "librdkafka on Kafka",
-        &Command::new(&python).arg(script).arg(kafka.bootstrap()).output().unwrap(),
-    );
-    println!("kafka: {on_kafka}");
-    assert_eq!(on_fake, on_kafka, "librdkafka must observe the same on both");
 }
 
 /// kafkajs: admin (create twice, AlterConfigs, DescribeConfigs, CreatePartitions, metadata,
@@ -69,17 +66,12 @@ fn librdkafka_sees_the_same_on_the_fake_and_on_kafka() {
 fn kafkajs_sees_the_same_on_the_fake_and_on_kafka() {
     let Some(node_modules) = env_or_skip("KAFKA_WIRE_NODE_MODULES") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafkajs_round.js");
-    let run = |bootstrap: &str| {
-        Command::new("node").arg(script).arg(bootstrap).env("NODE_PATH", &node_modules).output().unwrap()
-    };
-    let _alone = support::one_at_a_time();
-    let fake = support::fake(&["--nodes", "3"]);
-    let on_fake = support::summary("kafkajs on the fake", &run(&fake.bootstrap));
-    println!("fake:  {on_fake}");
-    assert_eq!(on_fake["consumed"], 20, "{on_fake}");
-    assert_eq!(on_fake["committed"], on_fake["high"], "{on_fake}");
-    let Some(kafka) = support::kafka() else { return };
-    let on_kafka = support::summary("kafkajs on Kafka", &run(&kafka.bootstrap()));
-    println!("kafka: {on_kafka}");
-    assert_eq!(on_fake, on_kafka, "kafkajs must observe the same on both");
+    on_both(
+        "kafkajs",
+        |b| Command::new("node").arg(script).arg(b).env("NODE_PATH", &node_modules).output().unwrap(),
+        |s| {
+            assert_eq!(s["consumed"], 20, "{s}");
+            assert_eq!(s["committed"], s["high"], "{s}");
+        },
+    );
 }

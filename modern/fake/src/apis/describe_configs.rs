@@ -80,3 +80,15 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> Describe
         .collect();
     DescribeConfigsResponse { results, ..Default::default() }
 }
+
+/// The topic an alter request names, or its refusal: only topic configs are altered here.
+pub(crate) fn alterable_topic<'s>(
+    state: &'s mut crate::state::State,
+    resource_type: i8,
+    name: &str,
+) -> Result<&'s mut crate::state::Topic, (ErrorCode, Option<&'static str>)> {
+    if resource_type != TOPIC {
+        return Err((ErrorCode::INVALID_REQUEST, Some("only topic configs can be altered here")));
+    }
+    state.topics.get_mut(name).ok_or((ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, None))
+}

@@ -5,7 +5,7 @@ use kafka_wire::messages::incremental_alter_configs_response::AlterConfigsResour
 use kafka_wire::messages::{IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse};
 use kafka_wire::{ErrorCode, StrBytes};
 
-use super::describe_configs::TOPIC;
+use super::describe_configs::alterable_topic;
 use super::Ctx;
 use crate::topic_configs::{topic_config, valid_value, Kind};
 
@@ -25,14 +25,13 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> 
                 resource_name: resource.resource_name.clone(),
                 ..Default::default()
             };
-            if resource.resource_type != TOPIC {
-                response.error_code = ErrorCode::INVALID_REQUEST;
-                response.error_message = Some(StrBytes::from_static_str("only topic configs can be altered here"));
-                return response;
-            }
-            let Some(topic) = state.topics.get_mut(resource.resource_name.as_str()) else {
-                response.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
-                return response;
+            let topic = match alterable_topic(&mut state, resource.resource_type, &resource.resource_name) {
+                Ok(topic) => topic,
+                Err((code, message)) => {
+                    response.error_code = code;
+                    response.error_message = message.map(StrBytes::from_static_str);
+                    return response;
+                }
             };
             // Applied to a copy, kept only if every change is valid.
             let mut configs = topic.configs.clone();
