@@ -103,8 +103,9 @@ async fn answer(frame: bytes::Bytes, node: i32, client_host: &str, shared: &Shar
         }
         Action::Respond(body) => return Some(Some((ResponseFrame::new(*body, correlation_id), version))),
     }
-    let client_id = request.header.client_id.as_ref().map(|c| c.to_string()).unwrap_or_default();
-    let ctx = apis::Ctx { shared, node, version, client_id, client_host: client_host.to_string() };
+    // Borrowed: only JoinGroup keeps them, so no request pays for copies.
+    let client_id = request.header.client_id.as_ref().map_or("", |c| c.as_str());
+    let ctx = apis::Ctx { shared, node, version, client_id, client_host };
     let body: Option<ResponseKind> = apis::handle(&ctx, request.body).await;
     Some(body.map(|body| (ResponseFrame::new(body, correlation_id), version)))
 }

@@ -27,8 +27,8 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGrou
     let join = JoinRequest {
         member_id: request.member_id.to_string(),
         instance_id: request.group_instance_id.as_ref().map(|s| s.to_string()),
-        client_id: ctx.client_id.clone(),
-        client_host: ctx.client_host.clone(),
+        client_id: ctx.client_id.to_string(),
+        client_host: ctx.client_host.to_string(),
         session_timeout_ms: request.session_timeout_ms,
         rebalance_timeout_ms: if ctx.version >= 1 { request.rebalance_timeout_ms } else { request.session_timeout_ms },
         protocol_type: request.protocol_type.to_string(),

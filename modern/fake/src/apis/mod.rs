@@ -42,9 +42,9 @@ pub(crate) struct Ctx<'a> {
     /// The version of the request (and of its response).
     pub version: i16,
     /// The header's client id ("" when null).
-    pub client_id: String,
+    pub client_id: &'a str,
     /// The client's address as Kafka reports it (`/IP`).
-    pub client_host: String,
+    pub client_host: &'a str,
 }
 
 /// The APIs the cluster answers; each at every version kafka-wire's messages know.
