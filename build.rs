@@ -2,11 +2,12 @@
 //! `kafka-clients-4.4.0.jar` read in place (see README: "Where Kafka's schemas come from"), and
 //! the README's code samples for this package's doc tests.
 
-/// The README section whose samples `kafka-wire-connection` compiles (it depends on this package).
-const CONNECTION_SECTION: &str = "## Talking to a broker";
+/// The README sections whose samples the crates depending on this package compile:
+/// `kafka-wire-connection` and `kafka-wire-fake` (see `modern/readme_section.rs`).
+const OTHER_CRATES_SECTIONS: [&str; 2] = ["## Talking to a broker", "## Testing against an in-process Kafka"];
 
 fn main() {
-    readme_without_connection_section();
+    readme_without_other_crates_sections();
     for var in ["KAFKA_SCHEMAS_DIR", "KAFKA_JARS_DIR", "HOME"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -18,15 +19,15 @@ fn main() {
     }
 }
 
-/// `OUT_DIR/README.md`: the README without the section about the connection crate.
-fn readme_without_connection_section() {
+/// `OUT_DIR/README.md`: the README without the sections other crates compile.
+fn readme_without_other_crates_sections() {
     println!("cargo:rerun-if-changed=README.md");
     let readme = std::fs::read_to_string("README.md").expect("README.md readable");
     let mut out = String::new();
     let mut skipping = false;
     for line in readme.lines() {
         if line.starts_with("## ") {
-            skipping = line == CONNECTION_SECTION;
+            skipping = OTHER_CRATES_SECTIONS.contains(&line);
         }
         if !skipping {
             out.push_str(line);

@@ -17,7 +17,7 @@
 //! ```
 //!
 //! What it serves, and how tests steer it ([`FakeCluster::intercept`], node kills, behaving
-//! as an older release), is listed in the README's "An in-process cluster for tests".
+//! as an older release), is listed in the README's "Testing against an in-process Kafka".
 //!
 //! Layout, after franz-go's kfake: `apis/` holds one file per API, `state` the cluster's data,
 //! `log` one partition's log, `groups` the classic group coordinator, `control` the hooks,
@@ -39,3 +39,8 @@ mod topic_configs;
 pub use cluster::{FakeCluster, StoredBatch};
 pub use config::FakeConfig;
 pub use control::{Action, HookId, Intercepted, Times};
+
+/// The README's "Testing against an in-process Kafka" samples, compiled and run as doc tests.
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/testing-against-an-in-process-kafka.md"))]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
