@@ -60,6 +60,24 @@ impl Framer {
         &mut self.buf
     }
 
+    /// The size of the frame being read, its size prefix included, once its header is in and
+    /// it is within the limit.
+    pub fn announced(&self) -> Option<usize> {
+        match self.header() {
+            Some(Ok(size)) if size <= self.max && self.passing == 0 => Some(4 + size),
+            _ => None,
+        }
+    }
+
+    /// Makes room for the whole frame being read at once, rather than as its bytes arrive: one
+    /// allocation instead of a buffer regrown (and copied) read after read, for a reader that
+    /// has already accounted for what the header announces (a server with a byte budget).
+    pub fn reserve_announced(&mut self) {
+        if let Some(total) = self.announced() {
+            self.buf.reserve(total.saturating_sub(self.buf.len()));
+        }
+    }
+
     /// The largest frame handed out whole.
     pub fn max(&self) -> usize {
         self.max
@@ -161,6 +179,19 @@ mod tests {
         framer.extend(&frame(b"small"));
         assert_eq!(framer.next_piece(), Ok(Some(Piece::Rest { bytes: Bytes::from(vec![7; 14]), last: true })));
         assert_eq!(framer.next_piece(), Ok(Some(Piece::Frame(Bytes::from(frame(b"small"))))));
+    }
+
+    #[test]
+    fn the_announced_frame_is_reserved_only_when_asked() {
+        let mut framer = Framer::new(0, 1 << 20);
+        assert_eq!(framer.announced(), None);
+        framer.extend(&(1i32 << 20).to_be_bytes());
+        assert_eq!(framer.announced(), Some(4 + (1 << 20)));
+        framer.reserve_announced();
+        assert!(framer.read_buf().capacity() >= 4 + (1 << 20));
+        let mut over = Framer::new(0, 8);
+        over.extend(&9i32.to_be_bytes());
+        assert_eq!(over.announced(), None, "an oversized frame announces nothing to reserve");
     }
 
     #[test]

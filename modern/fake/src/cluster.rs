@@ -12,7 +12,9 @@ use tokio::sync::Notify;
 
 use crate::config::FakeConfig;
 use crate::control::{Action, HookId, Hooks, Intercepted, Times};
+use crate::connection;
 use crate::node::{self, NodeHandle};
+use crate::room::Room;
 use crate::state::{NodeInfo, State};
 
 /// What the nodes share: the data, a wake-up for fetches waiting for records, the config.
@@ -23,6 +25,8 @@ pub(crate) struct Shared {
     /// Woken on every change to a group, for JoinGroup and SyncGroup waiting on one.
     pub groups_changed: Notify,
     pub hooks: Hooks,
+    /// The bytes of requests still arriving, shared by every connection of every node.
+    pub room: Room,
     pub config: FakeConfig,
 }
 
@@ -86,6 +90,7 @@ impl FakeCluster {
             appended: Notify::new(),
             groups_changed: Notify::new(),
             hooks: Hooks::default(),
+            room: Room::new(config.max_buffered_request_bytes.max(connection::most_held(config.max_frame))),
             config,
         });
         tokio::spawn(tick_groups(Arc::downgrade(&shared)));

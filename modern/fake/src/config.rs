@@ -15,6 +15,8 @@ pub struct FakeConfig {
     pub(crate) max_frame: usize,
     pub(crate) idle_timeout: Duration,
     pub(crate) max_connections: usize,
+    pub(crate) max_buffered_request_bytes: usize,
+    pub(crate) request_timeout: Duration,
     pub(crate) group_initial_rebalance_delay: Duration,
     /// Per API key, the versions of the release the cluster behaves as (None: Kafka 4.4.0's).
     pub(crate) versions: Option<std::collections::HashMap<i16, (i16, i16)>>,
@@ -25,7 +27,8 @@ impl Default for FakeConfig {
     /// one partition (`auto.create.topics.enable`, `num.partitions`), requests up to 100 MiB
     /// (`socket.request.max.bytes`), idle connections closed after 10 minutes
     /// (`connections.max.idle.ms`), a new group's first round of joins held 3 s
-    /// (`group.initial.rebalance.delay.ms`).
+    /// (`group.initial.rebalance.delay.ms`); and limits of its own: 1,024 connections a node,
+    /// 256 MiB of requests still arriving across the cluster, 30 s for a request to arrive.
     fn default() -> Self {
         FakeConfig {
             nodes: 1,
@@ -37,6 +40,8 @@ impl Default for FakeConfig {
             max_frame: 100 << 20,
             idle_timeout: Duration::from_secs(600),
             max_connections: 1024,
+            max_buffered_request_bytes: 256 << 20,
+            request_timeout: Duration::from_secs(30),
             group_initial_rebalance_delay: Duration::from_secs(3),
             versions: None,
         }
@@ -92,6 +97,22 @@ impl FakeConfig {
     /// Connections a node keeps at once; more are closed as they arrive.
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = n.max(1);
+        self
+    }
+
+    /// The bytes of requests still arriving that all connections together may hold (what
+    /// Kafka's `queued.max.request.bytes` bounds); a connection that finds none left stops
+    /// reading until some is given back, or closes when its request time runs out. At least
+    /// `max_frame`, or the largest requests could never be read.
+    pub fn max_buffered_request_bytes(mut self, bytes: usize) -> Self {
+        self.max_buffered_request_bytes = bytes;
+        self
+    }
+
+    /// How long a request may take to arrive, from its first byte to its last (or to get room
+    /// to be read in): a client trickling a request, or one stuck waiting for room, is closed.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
         self
     }
 

@@ -1,6 +1,8 @@
 //! One client socket: read frames, answer each request in order, close on anything Kafka's
 //! broker would close on (a frame it cannot read, one over the size limit, silence past the
-//! idle timeout). A connection holds at most one frame and one response at a time.
+//! idle timeout, a request that takes over the request timeout to arrive). A connection holds
+//! at most one frame and one response at a time, and reads only into room it took from the
+//! cluster's budget for requests still arriving (`room`).
 
 use std::sync::Arc;
 
@@ -15,9 +17,20 @@ use tokio::sync::watch;
 use crate::apis;
 use crate::cluster::Shared;
 use crate::control::{Action, Intercepted};
+use crate::room::Held;
 
 /// The smallest request: api key, version and correlation id.
 const MIN_FRAME: usize = 8;
+
+/// The most one read adds to what a connection holds before a request's size is known
+/// (`Framer::read_buf` makes no more room).
+const READ_ROOM: usize = 64 * 1024;
+
+/// The most room a connection ever asks for: a whole frame of `max_frame` bytes and its size,
+/// plus one read.
+pub(crate) fn most_held(max_frame: usize) -> usize {
+    max_frame.saturating_add(4 + READ_ROOM)
+}
 
 /// Serves one socket until the client leaves, misbehaves or the node stops.
 pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
@@ -25,7 +38,12 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
     let mut framer = Framer::new(MIN_FRAME, shared.config.max_frame);
     let idle = shared.config.idle_timeout;
     let mut out = BytesMut::new();
+    let mut held = Held::new(&shared.room);
+    // When the request being read began to arrive (or to wait for room): it must be in
+    // within the request timeout.
+    let mut arriving: Option<tokio::time::Instant> = None;
     loop {
+        let mut answered_any = false;
         loop {
             let frame = match framer.next_piece() {
                 Ok(Some(Piece::Frame(frame))) => frame,
@@ -33,6 +51,7 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
                 // Larger than `socket.request.max.bytes`, or an impossible size: Kafka closes.
                 Ok(Some(_)) | Err(_) => return,
             };
+            answered_any = true;
             // A fetch may wait for records; a node that stops does not wait for it.
             let answered = tokio::select! {
                 _ = stopped.changed() => return,
@@ -50,10 +69,35 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
                 }
             }
         }
+        // The frames answered are dropped: their room goes back.
+        held.shrink_to(framer.buffered());
+        let now = tokio::time::Instant::now();
+        if answered_any || !framer.inside_frame() {
+            arriving = None;
+        }
+        // Between requests the idle timeout applies; inside one, what is left of its time.
+        let deadline = match arriving {
+            Some(began) => began + shared.config.request_timeout,
+            None => now + idle,
+        };
+        // Room for the whole request once its size is in (read into one allocation), else for
+        // what one read may add.
+        let need = framer.announced().map_or(framer.buffered() + READ_ROOM, |total| total.max(framer.buffered()));
+        let room = held.grow_to(need, deadline.min(now + shared.config.request_timeout));
         tokio::select! {
             _ = stopped.changed() => return,
-            read = tokio::time::timeout(idle, socket.read_buf(framer.read_buf())) => match read {
-                Ok(Ok(n)) if n > 0 => {}
+            got = room => if !got {
+                tracing::debug!(node, buffered = framer.buffered(), "no room for the request in time: connection closed");
+                return;
+            },
+        }
+        framer.reserve_announced();
+        tokio::select! {
+            _ = stopped.changed() => return,
+            read = tokio::time::timeout_at(deadline, socket.read_buf(framer.read_buf())) => match read {
+                Ok(Ok(n)) if n > 0 => {
+                    arriving.get_or_insert(now);
+                }
                 _ => return,
             },
         }

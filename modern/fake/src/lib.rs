@@ -33,6 +33,7 @@ mod groups;
 mod log;
 mod node;
 mod producers;
+mod room;
 mod state;
 mod topic_configs;
 

@@ -27,6 +27,15 @@ struct Args {
     /// versions, within what kafka-wire reads.
     #[arg(long, value_name = "JAR")]
     behave_as: Option<std::path::PathBuf>,
+    /// The largest request a node reads, in bytes (Kafka's socket.request.max.bytes).
+    #[arg(long, default_value_t = 100 << 20)]
+    max_frame: usize,
+    /// Bytes of requests still arriving that all connections together may hold.
+    #[arg(long, default_value_t = 256 << 20)]
+    max_buffered_request_bytes: usize,
+    /// Milliseconds a request may take to arrive, from its first byte to its last.
+    #[arg(long, default_value_t = 30_000)]
+    request_timeout_ms: u64,
 }
 
 #[tokio::main]
@@ -51,7 +60,10 @@ async fn main() -> ExitCode {
         .nodes(args.nodes)
         .listen(listen)
         .advertise(args.advertise)
-        .default_partitions(args.default_partitions);
+        .default_partitions(args.default_partitions)
+        .max_frame(args.max_frame)
+        .max_buffered_request_bytes(args.max_buffered_request_bytes)
+        .request_timeout(std::time::Duration::from_millis(args.request_timeout_ms));
     if let Some(jar) = &args.behave_as {
         config = match config.behave_as(jar) {
             Ok(config) => config,

@@ -62,3 +62,66 @@ async fn connections_past_the_limit_are_shed() {
     assert!(client.send(MetadataRequest::default()).await.is_ok(), "room again once they leave");
     fake.shutdown().await;
 }
+
+/// A process's memory figure from /proc (`VmRSS`, `VmHWM`), in MiB.
+fn vm_mib(pid: u32, field: &str) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(field)).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() / 1024.0
+}
+
+/// 48 clients each send 12 MiB of a request announced at 16 MiB, then stop: a node reading
+/// whatever arrives would hold 576 MiB. The budget for requests still arriving (32 MiB here)
+/// bounds what the binary holds instead; the clients are closed when their request time runs
+/// out, and the node serves again.
+#[test]
+fn requests_arriving_slowly_are_held_within_the_budget() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    const CLIENTS: usize = 48;
+    const SENT: usize = 12 << 20;
+    const BUDGET_MIB: usize = 32;
+    let mut fake = Command::new(env!("CARGO_BIN_EXE_kafka-wire-fake"))
+        .args(["--max-frame", &(16 << 20).to_string(), "--request-timeout-ms", "3000"])
+        .args(["--max-buffered-request-bytes", &(BUDGET_MIB << 20).to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(fake.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.trim().strip_prefix("bootstrap.servers=").unwrap().to_string();
+    let before = vm_mib(fake.id(), "VmRSS:");
+
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut socket = std::net::TcpStream::connect(&addr).unwrap();
+                // Writes stop returning once the node stops reading (and the socket buffers fill).
+                socket.set_write_timeout(Some(Duration::from_secs(2))).unwrap();
+                let mut request = (16i32 << 20).to_be_bytes().to_vec();
+                request.resize(4 + SENT, 7);
+                let _ = socket.write_all(&request);
+                socket
+            })
+        })
+        .collect();
+    let sockets: Vec<_> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    let grown = vm_mib(fake.id(), "VmHWM:") - before;
+    println!("{CLIENTS} clients × {} MiB sent: the node's peak grew by {grown:.1} MiB", SENT >> 20);
+    // The budget, plus a read's room per client and the runtime's own: 576 MiB without it.
+    let bound = 1.5 * BUDGET_MIB as f64;
+    assert!(grown < bound, "peak memory grew by {grown:.1} MiB, over {bound} MiB ({BUDGET_MIB} MiB budget)");
+
+    // Once their request time is out, they are closed and the node serves others.
+    std::thread::sleep(Duration::from_secs(4));
+    drop(sockets);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let client = Client::connect(&addr, ClientConfig::default()).await.unwrap();
+        assert!(client.send(MetadataRequest::default()).await.is_ok());
+    });
+    let _ = fake.kill();
+    let _ = fake.wait();
+}

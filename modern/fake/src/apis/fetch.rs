@@ -1,5 +1,6 @@
 //! Fetch: by topic name (v0–12) or id (v13+), from the batch holding the offset asked for,
-//! within the partition's and the request's byte limits (at least one batch, as Kafka), and
+//! within the partition's, the request's and the broker's byte limits (at least one batch, as
+//! Kafka), and
 //! waiting up to `max_wait_ms` for `min_bytes`. Every response is a full one: the session id
 //! is always 0, which clients take as "no fetch session" and answer with full requests.
 
@@ -14,6 +15,10 @@ use crate::cluster::Shared;
 
 /// Fetch v13 names topics by id.
 const TOPIC_IDS_FROM: i16 = 13;
+
+/// The most record bytes one response carries, whatever the request allows (Kafka's broker
+/// `fetch.max.bytes`, 55 MiB): what a consumer can make a node hold for one connection.
+const FETCH_MAX_BYTES: usize = 57_671_680;
 
 /// The longest a fetch waits, whatever it asks (a test cluster should not hold a socket for
 /// minutes on a client's say-so).
@@ -48,7 +53,8 @@ pub(crate) async fn handle(shared: &Shared, node: i32, request: FetchRequest, ve
 fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (FetchResponse, usize, bool) {
     let mut state = shared.state();
     // v3+ bounds the whole response; the first partition with data gets at least one batch.
-    let mut room = if version >= 3 { usize::try_from(request.max_bytes).unwrap_or(0) } else { usize::MAX };
+    let mut room =
+        if version >= 3 { usize::try_from(request.max_bytes).unwrap_or(0).min(FETCH_MAX_BYTES) } else { FETCH_MAX_BYTES };
     let mut total = 0;
     let mut failed = false;
     let responses = request
