@@ -11,8 +11,8 @@ use kafka_wire::{ErrorCode, Uuid};
 use tokio::sync::Notify;
 
 use crate::config::FakeConfig;
-use crate::control::{Action, HookId, Hooks, Intercepted, Times};
 use crate::connection;
+use crate::control::{Action, HookId, Hooks, Intercepted, Times};
 use crate::node::{self, NodeHandle};
 use crate::room::Room;
 use crate::state::{NodeInfo, State};

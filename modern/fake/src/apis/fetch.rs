@@ -53,8 +53,11 @@ pub(crate) async fn handle(shared: &Shared, node: i32, request: FetchRequest, ve
 fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (FetchResponse, usize, bool) {
     let mut state = shared.state();
     // v3+ bounds the whole response; the first partition with data gets at least one batch.
-    let mut room =
-        if version >= 3 { usize::try_from(request.max_bytes).unwrap_or(0).min(FETCH_MAX_BYTES) } else { FETCH_MAX_BYTES };
+    let mut room = if version >= 3 {
+        usize::try_from(request.max_bytes).unwrap_or(0).min(FETCH_MAX_BYTES)
+    } else {
+        FETCH_MAX_BYTES
+    };
     let mut total = 0;
     let mut failed = false;
     let responses = request
