@@ -2,6 +2,16 @@
 //! it was given (the base offset sits outside the CRC, as Kafka's broker relies on).
 
 use bytes::{Bytes, BytesMut};
+use kafka_wire::Records;
+use kafka_wire_records::RecordsExt;
+
+/// A record ListOffsets found: its offset, its timestamp and the leader epoch of its batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub offset: i64,
+    pub timestamp: i64,
+    pub epoch: i32,
+}
 
 /// A batch in the log.
 #[derive(Debug, Clone)]
@@ -86,25 +96,40 @@ impl Log {
         out
     }
 
-    /// The first batch whose records reach `timestamp`: its base offset and largest timestamp.
-    pub fn offset_for_timestamp(&self, timestamp: i64) -> Option<(i64, i64)> {
-        self.entries
-            .iter()
-            .filter(|e| e.last_offset >= self.start)
-            .find(|e| e.max_timestamp >= timestamp)
-            .map(|e| (e.base_offset.max(self.start), e.max_timestamp))
+    /// ListOffsets by time: the first record from the log start whose timestamp reaches
+    /// `timestamp`, as Kafka finds it (the first batch whose largest timestamp does, then the
+    /// record in it).
+    pub fn offset_for_timestamp(&self, timestamp: i64) -> Option<Found> {
+        let entry = self.live().find(|e| e.max_timestamp >= timestamp)?;
+        self.record_in(entry, |t| t >= timestamp)
     }
 
-    /// The batch with the largest timestamp (the first of equals): its base offset and time.
-    pub fn max_timestamp(&self) -> Option<(i64, i64)> {
-        self.entries
-            .iter()
-            .filter(|e| e.last_offset >= self.start)
-            .fold(None, |best: Option<&Entry>, e| match best {
-                Some(b) if b.max_timestamp >= e.max_timestamp => Some(b),
-                _ => Some(e),
-            })
-            .map(|e| (e.base_offset.max(self.start), e.max_timestamp))
+    /// ListOffsets for the largest timestamp (KIP-734): the first record carrying it, in the
+    /// first batch that holds it.
+    pub fn max_timestamp(&self) -> Option<Found> {
+        let entry = self.live().fold(None, |best: Option<&Entry>, e| match best {
+            Some(b) if b.max_timestamp >= e.max_timestamp => Some(b),
+            _ => Some(e),
+        })?;
+        self.record_in(entry, |t| t == entry.max_timestamp)
+    }
+
+    /// The leader epoch of the batch holding `offset`, if the log holds it.
+    pub fn epoch_at(&self, offset: i64) -> Option<i32> {
+        self.live().find(|e| e.last_offset >= offset && e.base_offset <= offset).map(|e| e.epoch)
+    }
+
+    /// Batches with records from the log start on.
+    fn live(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(|e| e.last_offset >= self.start)
+    }
+
+    /// The first record of `entry`, from the log start on, whose timestamp passes `wanted`
+    /// (a batch with log-append time gives every record its largest timestamp).
+    fn record_in(&self, entry: &Entry, wanted: impl Fn(i64) -> bool) -> Option<Found> {
+        let records = Records::from_bytes(entry.bytes.clone());
+        let record = records.records().filter_map(Result::ok).find(|r| r.offset >= self.start && wanted(r.timestamp))?;
+        Some(Found { offset: record.offset, timestamp: record.timestamp, epoch: entry.epoch })
     }
 
     /// Every batch still in the log.

@@ -9,6 +9,8 @@ mod support;
 mod franz;
 #[path = "against_kafka/java.rs"]
 mod java;
+#[path = "against_kafka/list_offsets.rs"]
+mod list_offsets;
 
 use std::process::Command;
 

@@ -1,11 +1,12 @@
 //! ListOffsets: earliest (-2), latest (-1), the largest timestamp (-3, v7+), or the first
-//! batch whose records reach a timestamp.
+//! record whose timestamp reaches a time, each with the leader epoch it was written in.
 
 use kafka_wire::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
 use kafka_wire::messages::{ListOffsetsRequest, ListOffsetsResponse};
 use kafka_wire::ErrorCode;
 
 use crate::cluster::Shared;
+use crate::log::Found;
 
 const LATEST: i64 = -1;
 const EARLIEST: i64 = -2;
@@ -37,9 +38,15 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, ve
                                 return response;
                             }
                             let log = &partition.log;
+                            // Kafka's leader-epoch cache: the log end is in the current epoch,
+                            // the start in the epoch of its batch (the current one if empty).
+                            let current = partition.leader_epoch;
                             let found = match p.timestamp {
-                                LATEST => Some((log.end_offset(), -1)),
-                                EARLIEST => Some((log.start_offset(), -1)),
+                                LATEST => Some(Found { offset: log.end_offset(), timestamp: -1, epoch: current }),
+                                EARLIEST => {
+                                    let offset = log.start_offset();
+                                    Some(Found { offset, timestamp: -1, epoch: log.epoch_at(offset).unwrap_or(current) })
+                                }
                                 MAX_TIMESTAMP => log.max_timestamp(),
                                 ts if ts >= 0 => log.offset_for_timestamp(ts),
                                 _ => {
@@ -47,12 +54,12 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, ve
                                     None
                                 }
                             };
-                            if let Some((offset, timestamp)) = found {
-                                response.offset = offset;
-                                response.timestamp = timestamp;
-                            }
-                            if version >= 4 {
-                                response.leader_epoch = partition.leader_epoch;
+                            if let Some(found) = found {
+                                response.offset = found.offset;
+                                response.timestamp = found.timestamp;
+                                if version >= 4 {
+                                    response.leader_epoch = found.epoch;
+                                }
                             }
                         }
                     }
