@@ -128,7 +128,8 @@ impl Log {
     /// (a batch with log-append time gives every record its largest timestamp).
     fn record_in(&self, entry: &Entry, wanted: impl Fn(i64) -> bool) -> Option<Found> {
         let records = Records::from_bytes(entry.bytes.clone());
-        let record = records.records().filter_map(Result::ok).find(|r| r.offset >= self.start && wanted(r.timestamp))?;
+        let record =
+            records.records().filter_map(Result::ok).find(|r| r.offset >= self.start && wanted(r.timestamp))?;
         Some(Found { offset: record.offset, timestamp: record.timestamp, epoch: entry.epoch })
     }
 
