@@ -30,10 +30,11 @@ pub(crate) struct Partition {
 }
 
 impl Partition {
-    /// A new, empty partition led by the first of `replicas`.
-    pub fn new(replicas: Vec<i32>) -> Partition {
+    /// A new, empty partition led by the first of `replicas` that is `live` (Kafka's first
+    /// replica in the ISR), or by none.
+    pub fn new(replicas: Vec<i32>, live: &[i32]) -> Partition {
         Partition {
-            leader: replicas[0],
+            leader: replicas.iter().copied().find(|r| live.contains(r)).unwrap_or(-1),
             leader_epoch: 0,
             replicas,
             log: Log::default(),
@@ -63,9 +64,15 @@ pub(crate) struct State {
     pub default_partitions: i32,
 }
 
-/// Why a topic could not be created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Refused(pub ErrorCode);
+/// Why a topic could not be created: Kafka's code, and its message where it has a telling one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refused(pub ErrorCode, pub Option<String>);
+
+impl Refused {
+    pub fn with(code: ErrorCode, message: String) -> Refused {
+        Refused(code, Some(message))
+    }
+}
 
 /// Kafka's rule for topic names: 1 to 249 characters of `[a-zA-Z0-9._-]`, not `.` or `..`.
 pub(crate) fn valid_topic_name(name: &str) -> bool {
@@ -115,17 +122,28 @@ impl State {
 
     /// Whether a topic could be created: Kafka's checks, in Kafka's order.
     pub fn check_new_topic(&self, name: &str, partitions: i32, replication: i16) -> Result<(), Refused> {
+        self.check_new_name(name)?;
+        self.check_counts(partitions, replication)
+    }
+
+    /// A new topic's name: valid, and not taken (Kafka checks these before anything else).
+    pub fn check_new_name(&self, name: &str) -> Result<(), Refused> {
         if !valid_topic_name(name) {
-            return Err(Refused(ErrorCode::INVALID_TOPIC_EXCEPTION));
+            return Err(Refused(ErrorCode::INVALID_TOPIC_EXCEPTION, None));
         }
         if self.topics.contains_key(name) {
-            return Err(Refused(ErrorCode::TOPIC_ALREADY_EXISTS));
+            return Err(Refused(ErrorCode::TOPIC_ALREADY_EXISTS, None));
         }
+        Ok(())
+    }
+
+    /// A new topic's partition count and replication factor, when the cluster places replicas.
+    pub fn check_counts(&self, partitions: i32, replication: i16) -> Result<(), Refused> {
         if partitions < 1 {
-            return Err(Refused(ErrorCode::INVALID_PARTITIONS));
+            return Err(Refused(ErrorCode::INVALID_PARTITIONS, None));
         }
         if replication < 1 || replication as usize > self.live_nodes().len() {
-            return Err(Refused(ErrorCode::INVALID_REPLICATION_FACTOR));
+            return Err(Refused(ErrorCode::INVALID_REPLICATION_FACTOR, None));
         }
         Ok(())
     }
@@ -140,14 +158,65 @@ impl State {
         configs: BTreeMap<String, String>,
     ) -> Result<Uuid, Refused> {
         self.check_new_topic(name, partitions, replication)?;
+        let replicas = self.spread(0, partitions as usize, replication as usize);
+        Ok(self.add_topic(name, replicas, configs))
+    }
+
+    /// Adds a topic whose partitions have these replicas (checked already).
+    pub fn add_topic(&mut self, name: &str, replicas: Vec<Vec<i32>>, configs: BTreeMap<String, String>) -> Uuid {
         let live = self.live_nodes();
         let id = random_uuid();
-        let parts = (0..partitions as usize)
-            .map(|p| Partition::new((0..replication as usize).map(|r| live[(p + r) % live.len()]).collect()))
-            .collect();
-        self.topics.insert(name.to_string(), Topic { id, partitions: parts, configs });
+        let partitions = replicas.into_iter().map(|r| Partition::new(r, &live)).collect();
+        self.topics.insert(name.to_string(), Topic { id, partitions, configs });
         self.names_by_id.insert(id, name.to_string());
-        Ok(id)
+        id
+    }
+
+    /// Replicas for partitions `first..first + count`, `replication` each, over the live nodes
+    /// round-robin.
+    pub fn spread(&self, first: usize, count: usize, replication: usize) -> Vec<Vec<i32>> {
+        let live = self.live_nodes();
+        (first..first + count).map(|p| (0..replication).map(|r| live[(p + r) % live.len()]).collect()).collect()
+    }
+
+    /// One partition's replicas as a client assigned them, checked in Kafka's order (its
+    /// `validateManualPartitionAssignment`, then at least one replica up), with Kafka's
+    /// messages; `replication` is the count earlier partitions have.
+    pub fn check_assignment(
+        &self,
+        partition: i32,
+        replicas: &[i32],
+        replication: Option<usize>,
+    ) -> Result<(), Refused> {
+        let refused = |message: String| Err(Refused::with(ErrorCode::INVALID_REPLICA_ASSIGNMENT, message));
+        if replicas.is_empty() {
+            return refused("The manual partition assignment includes an empty replica list.".to_string());
+        }
+        let mut sorted = replicas.to_vec();
+        sorted.sort_unstable();
+        for (i, id) in sorted.iter().enumerate() {
+            if !self.nodes.contains_key(id) {
+                return refused(format!(
+                    "The manual partition assignment includes broker {id}, but no such broker is registered."
+                ));
+            }
+            if i > 0 && sorted[i - 1] == *id {
+                return refused(format!("The manual partition assignment includes the broker {id} more than once."));
+            }
+        }
+        if let Some(n) = replication.filter(|&n| n != replicas.len()) {
+            return refused(format!(
+                "The manual partition assignment includes a partition with {} replica(s), but this is not consistent with previous partitions, which have {n} replica(s).",
+                replicas.len()
+            ));
+        }
+        let live = self.live_nodes();
+        if !replicas.iter().any(|r| live.contains(r)) {
+            return refused(format!(
+                "All brokers specified in the manual partition assignment for partition {partition} are fenced or in controlled shutdown."
+            ));
+        }
+        Ok(())
     }
 
     /// The node that coordinates a group or transactional id: the leader of the partition of

@@ -5,6 +5,8 @@
 
 mod support;
 
+#[path = "against_kafka/assignments.rs"]
+mod assignments;
 #[path = "against_kafka/franz.rs"]
 mod franz;
 #[path = "against_kafka/java.rs"]

@@ -1,57 +1,39 @@
-//! CreateTopics: partitions and replication factor (-1 for the cluster's defaults), configs
-//! kept as given, `validate_only` checked and not applied.
+//! CreateTopics: partitions and replication factor (-1 for the cluster's defaults) or replicas
+//! assigned by the client, configs kept as given, `validate_only` checked and not applied.
 
 use std::collections::BTreeMap;
 
+use kafka_wire::messages::create_topics_request::CreatableTopic;
 use kafka_wire::messages::create_topics_response::CreatableTopicResult;
 use kafka_wire::messages::{CreateTopicsRequest, CreateTopicsResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kafka_wire::{ErrorCode, StrBytes, Uuid};
 
 use crate::cluster::Shared;
+use crate::state::{Refused, State};
 
 pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16) -> CreateTopicsResponse {
     let mut state = shared.state();
     let topics = request
         .topics
-        .into_iter()
+        .iter()
         .map(|t| {
-            let name = t.name.0.to_string();
-            let partitions = if t.num_partitions == -1 { state.default_partitions } else { t.num_partitions };
-            let replication = if t.replication_factor == -1 { 1 } else { t.replication_factor };
-            let configs: BTreeMap<String, String> =
-                t.configs.iter().filter_map(|c| Some((c.name.to_string(), c.value.as_ref()?.to_string()))).collect();
             let mut result = CreatableTopicResult { name: t.name.clone(), ..Default::default() };
-            let bad_config = t.configs.iter().find(|c| {
-                let value = c.value.as_ref().map_or("", |v| v.as_str());
-                crate::topic_configs::topic_config(&c.name).is_none()
-                    || !crate::topic_configs::valid_value(&c.name, value)
-            });
-            let outcome = if let Some(bad) = bad_config {
-                tracing::debug!(config = %bad.name, "CreateTopics: invalid config");
-                Err(ErrorCode::INVALID_CONFIG)
-            } else if !t.assignments.is_empty() {
-                // Manual assignments are not served yet: Kafka's code for a request it will not carry out.
-                Err(ErrorCode::INVALID_REQUEST)
-            } else if request.validate_only {
-                state.check_new_topic(&name, partitions, replication).map(|()| kafka_wire::Uuid::nil()).map_err(|r| r.0)
-            } else {
-                state.create_topic(&name, partitions, replication, configs).map_err(|r| r.0)
-            };
-            match outcome {
-                Ok(id) => {
-                    if !request.validate_only {
-                        result.topic_id = id;
-                    }
+            match create(&mut state, t, request.validate_only) {
+                Ok((id, partitions, replication)) => {
+                    // Kafka's controller says null, not the schema's default of "".
+                    result.error_message = None;
+                    result.topic_id = id;
                     result.num_partitions = partitions;
                     result.replication_factor = replication;
                     if version >= 5 {
                         result.configs = Some(Vec::new());
                     }
                 }
-                Err(code) => {
+                Err(Refused(code, message)) => {
                     result.error_code = code;
                     if version >= 1 {
-                        result.error_message = Some(StrBytes::from(refusal_message(code, &name, replication)));
+                        let message = message.unwrap_or_else(|| refusal_message(code, &t.name, t.replication_factor));
+                        result.error_message = Some(StrBytes::from(message));
                     }
                 }
             }
@@ -59,6 +41,68 @@ pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16
         })
         .collect();
     CreateTopicsResponse { topics, ..Default::default() }
+}
+
+/// Creates one topic (or only checks it, for `validate_only`), in the order Kafka's controller
+/// checks: the name, the configs, then the partitions (counts, or the replicas assigned).
+/// Returns its id (nil when only checked), partition count and replication factor.
+fn create(state: &mut State, t: &CreatableTopic, validate_only: bool) -> Result<(Uuid, i32, i16), Refused> {
+    let name = t.name.as_str();
+    state.check_new_name(name)?;
+    let bad_config = t.configs.iter().find(|c| {
+        let value = c.value.as_ref().map_or("", |v| v.as_str());
+        crate::topic_configs::topic_config(&c.name).is_none() || !crate::topic_configs::valid_value(&c.name, value)
+    });
+    if let Some(bad) = bad_config {
+        tracing::debug!(config = %bad.name, "CreateTopics: invalid config");
+        return Err(Refused(ErrorCode::INVALID_CONFIG, None));
+    }
+    let replicas = if t.assignments.is_empty() {
+        let partitions = if t.num_partitions == -1 { state.default_partitions } else { t.num_partitions };
+        let replication = if t.replication_factor == -1 { 1 } else { t.replication_factor };
+        state.check_counts(partitions, replication)?;
+        state.spread(0, partitions as usize, replication as usize)
+    } else {
+        assigned(state, t)?
+    };
+    let (partitions, replication) = (replicas.len() as i32, replicas[0].len() as i16);
+    let configs: BTreeMap<String, String> =
+        t.configs.iter().filter_map(|c| Some((c.name.to_string(), c.value.as_ref()?.to_string()))).collect();
+    let id = if validate_only { Uuid::nil() } else { state.add_topic(name, replicas, configs) };
+    Ok((id, partitions, replication))
+}
+
+/// The replicas of a manual assignment, partition by partition: the counts must be left to it
+/// (-1), each partition assigned once, and the partitions numbered from 0 without gaps.
+fn assigned(state: &State, t: &CreatableTopic) -> Result<Vec<Vec<i32>>, Refused> {
+    let invalid = |message: &str| Err(Refused::with(ErrorCode::INVALID_REQUEST, message.to_string()));
+    if t.replication_factor != -1 {
+        return invalid("A manual partition assignment was specified, but replication factor was not set to -1.");
+    }
+    if t.num_partitions != -1 {
+        return invalid("A manual partition assignment was specified, but numPartitions was not set to -1.");
+    }
+    let mut by_partition: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+    let mut replication = None;
+    for a in &t.assignments {
+        if by_partition.contains_key(&a.partition_index) {
+            return Err(Refused::with(
+                ErrorCode::INVALID_REPLICA_ASSIGNMENT,
+                format!("Found multiple manual partition assignments for partition {}", a.partition_index),
+            ));
+        }
+        let replicas: Vec<i32> = a.broker_ids.iter().map(|b| b.0).collect();
+        state.check_assignment(a.partition_index, &replicas, replication)?;
+        replication = Some(replicas.len());
+        by_partition.insert(a.partition_index, replicas);
+    }
+    if by_partition.keys().copied().ne(0..by_partition.len() as i32) {
+        return Err(Refused::with(
+            ErrorCode::INVALID_REPLICA_ASSIGNMENT,
+            "partitions should be a consecutive 0-based integer sequence".to_string(),
+        ));
+    }
+    Ok(by_partition.into_values().collect())
 }
 
 /// Kafka's message for a refused topic, where clients show it.
