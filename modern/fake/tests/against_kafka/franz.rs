@@ -6,45 +6,13 @@
 //! Needs `go` (on `PATH` or in /usr/local/go/bin): without it the test is skipped, or fails under
 //! CI. `scripts/test` downloads the Go modules first, so the build needs no network.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
 use super::support;
-
-/// The Go program's folder.
-const FRANZ_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/franz");
-
-/// The `go` command: on `PATH`, else Go's default install folder. `None` (the test skipped)
-/// when there is none; under CI that is a failure.
-fn go() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let found = std::env::split_paths(&path)
-        .map(|dir| dir.join("go"))
-        .chain([PathBuf::from("/usr/local/go/bin/go")])
-        .find(|go| go.is_file());
-    if found.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "go is not installed: the franz-go suite needs it under CI");
-        eprintln!("go not found (PATH, /usr/local/go/bin): skipped");
-    }
-    found
-}
-
-/// Builds the Go program into the test's temporary folder (offline once `go mod download` ran).
-fn build(go: &Path) -> PathBuf {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("franz-round");
-    let build = Command::new(go)
-        .args(["build", "-buildvcs=false", "-o"])
-        .arg(&out)
-        .arg(".")
-        .current_dir(FRANZ_DIR)
-        .output()
-        .unwrap();
-    assert!(build.status.success(), "go build in {FRANZ_DIR} failed:\n{}", String::from_utf8_lossy(&build.stderr));
-    out
-}
 
 /// Runs `franz-round round BOOTSTRAP TOPIC` (the program bounds itself at 4 minutes).
 fn round(bin: &Path, against: &str, bootstrap: &str) -> Value {
@@ -74,8 +42,7 @@ fn check_alone(against: &str, c: &Value) {
 
 #[test]
 fn franz_go_sees_the_same_on_the_fake_and_on_kafka() {
-    let Some(go) = go() else { return };
-    let bin = build(&go);
+    let Some(bin) = support::franz_round() else { return };
     let _alone = support::one_at_a_time();
     let fake = support::fake(&["--nodes", "3"]);
     let on_fake = round(&bin, "fake", &fake.bootstrap)["compared"].clone();

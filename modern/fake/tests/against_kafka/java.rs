@@ -8,7 +8,6 @@
 //! side's own count, everything else compared as is. Without Kafka's jars (outside CI) the
 //! fake's summaries are still checked on their own.
 
-use kafka_wire_test_support::kafka::java_client;
 use serde_json::Value;
 
 use super::support;
@@ -22,14 +21,7 @@ type Run = Result<Value, String>;
 /// Runs `ClientRound MODE BOOTSTRAP TOPIC N`; `None` when its classes were not built (outside
 /// CI: skipped; under CI that fails).
 fn run(mode: &str, bootstrap: &str, topic: &str, n: usize) -> Option<Run> {
-    let out = match java_client(&[mode, bootstrap, topic, &n.to_string()]) {
-        Ok(out) => out,
-        Err(e) => {
-            assert!(std::env::var_os("CI").is_none(), "Kafka's Java clients: {e}");
-            eprintln!("skipped: {e}");
-            return None;
-        }
-    };
+    let out = support::java_client(&[mode, bootstrap, topic, &n.to_string()])?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let summary = stdout.lines().rev().find_map(|line| serde_json::from_str::<Value>(line).ok());

@@ -1,10 +1,12 @@
-//! What the client suites share: the `kafka-wire-fake` binary, and one Apache Kafka 4.4 per
-//! test binary to compare against.
+//! What the client suites share: the `kafka-wire-fake` binary, one Apache Kafka 4.4 per test
+//! binary to compare against, and the clients that need a build or a JVM (Kafka's Java clients,
+//! franz-go).
 
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 
 use kafka_wire_test_support::Kafka;
@@ -42,7 +44,7 @@ pub fn kafka() -> Option<&'static Kafka> {
 }
 
 /// The last line of a client's stdout, parsed: its JSON summary.
-pub fn summary(what: &str, run: &std::process::Output) -> serde_json::Value {
+pub fn summary(what: &str, run: &Output) -> serde_json::Value {
     let log = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "{what} failed: {}", &log[log.len().saturating_sub(4000)..]);
     let out = String::from_utf8_lossy(&run.stdout);
@@ -55,4 +57,46 @@ pub fn summary(what: &str, run: &std::process::Output) -> serde_json::Value {
 pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Runs `ClientRound` (Kafka's Java clients, `conformance/kafka-java`) with `args`; `None` when
+/// its classes were not built (outside CI: skipped; under CI that fails).
+pub fn java_client(args: &[&str]) -> Option<Output> {
+    match kafka_wire_test_support::kafka::java_client(args) {
+        Ok(out) => Some(out),
+        Err(e) => {
+            assert!(std::env::var_os("CI").is_none(), "Kafka's Java clients: {e}");
+            eprintln!("skipped: {e}");
+            None
+        }
+    }
+}
+
+/// The franz-go round's folder (a Go module).
+const FRANZ_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/franz");
+
+/// The franz-go round, built (offline once `go mod download` ran) with `go` from `PATH` or Go's
+/// default install folder. `None` (skipped) without `go`; under CI that is a failure.
+pub fn franz_round() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let go = std::env::split_paths(&path)
+        .map(|dir| dir.join("go"))
+        .chain([PathBuf::from("/usr/local/go/bin/go")])
+        .find(|go| go.is_file());
+    let Some(go) = go else {
+        assert!(std::env::var_os("CI").is_none(), "go is not installed: the franz-go suites need it under CI");
+        eprintln!("go not found (PATH, /usr/local/go/bin): skipped");
+        return None;
+    };
+    // One program per test binary: another binary's build may replace its own meanwhile.
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("franz-round-{}", env!("CARGO_CRATE_NAME")));
+    let build = Command::new(go)
+        .args(["build", "-buildvcs=false", "-o"])
+        .arg(&out)
+        .arg(".")
+        .current_dir(FRANZ_DIR)
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "go build in {FRANZ_DIR} failed:\n{}", String::from_utf8_lossy(&build.stderr));
+    Some(out)
 }
