@@ -81,6 +81,7 @@ impl FakeCluster {
             topics: BTreeMap::new(),
             names_by_id: Default::default(),
             groups: BTreeMap::new(),
+            transactions: Default::default(),
             next_producer_id: 1000,
             auto_create_topics: config.auto_create_topics,
             default_partitions: config.default_partitions,
@@ -161,6 +162,20 @@ impl FakeCluster {
         let state = self.shared.state();
         let partition = state.topics.get(topic)?.partitions.get(usize::try_from(partition).ok()?)?;
         Some(partition.log.end_offset())
+    }
+
+    /// Aborts `transactional_id`'s open transaction as its timeout would: abort markers
+    /// written, its offsets dropped, and the producer fenced by the next epoch. False if it has
+    /// none open.
+    pub fn abort_transaction(&self, transactional_id: &str) -> bool {
+        let aborted = {
+            let mut state = self.shared.state();
+            state.abort_open(transactional_id)
+        };
+        if aborted {
+            self.shared.appended.notify_waiters();
+        }
+        aborted
     }
 
     /// Moves a partition's leadership to `node`, bumping its leader epoch: clients that send
@@ -304,9 +319,17 @@ async fn tick_groups(shared: std::sync::Weak<Shared>) {
         tick.tick().await;
         let Some(shared) = shared.upgrade() else { return };
         let now = std::time::Instant::now();
-        let changed = shared.state().groups.values_mut().fold(false, |changed, g| g.expire(now) | changed);
+        let (changed, aborted) = {
+            let mut state = shared.state();
+            let changed = state.groups.values_mut().fold(false, |changed, g| g.expire(now) | changed);
+            (changed, state.expire_transactions(now))
+        };
         if changed {
             shared.groups_changed.notify_waiters();
+        }
+        if aborted {
+            // Markers were written: read_committed fetches may move on.
+            shared.appended.notify_waiters();
         }
     }
 }

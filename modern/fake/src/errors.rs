@@ -23,6 +23,8 @@ pub(crate) fn can_fail(api: ApiKey) -> bool {
             | ApiKey::DescribeGroups
             | ApiKey::ListGroups
             | ApiKey::InitProducerId
+            | ApiKey::AddOffsetsToTxn
+            | ApiKey::EndTxn
             | ApiKey::CreateTopics
             | ApiKey::DeleteTopics
     )
@@ -205,6 +207,14 @@ pub(crate) fn error_response(request: &RequestKind, version: i16, code: ErrorCod
         .into(),
         RequestKind::ListGroups(_) => ListGroupsResponse { error_code: code, ..Default::default() }.into(),
         RequestKind::InitProducerId(_) => InitProducerIdResponse {
+            error_code: code,
+            producer_id: kafka_wire::ProducerId(-1),
+            producer_epoch: -1,
+            ..Default::default()
+        }
+        .into(),
+        RequestKind::AddOffsetsToTxn(_) => AddOffsetsToTxnResponse { error_code: code, ..Default::default() }.into(),
+        RequestKind::EndTxn(_) => EndTxnResponse {
             error_code: code,
             producer_id: kafka_wire::ProducerId(-1),
             producer_epoch: -1,

@@ -83,6 +83,8 @@ pub(crate) struct Group {
     join_not_before: Instant,
     initial_delay: Duration,
     pub offsets: BTreeMap<(String, i32), Committed>,
+    /// Offsets committed in transactions not yet ended (TxnOffsetCommit), per producer id.
+    pub pending_txn_offsets: BTreeMap<i64, BTreeMap<(String, i32), Committed>>,
 }
 
 /// What a JoinGroup comes to at once.
@@ -121,7 +123,24 @@ impl Group {
             pending: HashSet::new(),
             rebalance_deadline: now,
             offsets: BTreeMap::new(),
+            pending_txn_offsets: BTreeMap::new(),
         }
+    }
+
+    /// Producer `producer_id`'s transaction ended: its offsets become the committed ones, or
+    /// are dropped.
+    pub fn end_transaction(&mut self, producer_id: i64, commit: bool) {
+        if let Some(offsets) = self.pending_txn_offsets.remove(&producer_id) {
+            if commit {
+                self.offsets.extend(offsets);
+            }
+        }
+    }
+
+    /// Whether an open transaction holds an offset of this partition (OffsetFetch with
+    /// `require_stable` is then UNSTABLE_OFFSET_COMMIT).
+    pub fn has_pending_offset(&self, partition: &(String, i32)) -> bool {
+        self.pending_txn_offsets.values().any(|offsets| offsets.contains_key(partition))
     }
 
     /// Protocol names every member supports.

@@ -36,6 +36,7 @@ mod producers;
 mod room;
 mod state;
 mod topic_configs;
+mod transactions;
 
 pub use cluster::{FakeCluster, StoredBatch};
 pub use config::FakeConfig;

@@ -80,20 +80,24 @@ impl Log {
         Some((last.epoch, next))
     }
 
-    /// Batches from the one holding `offset` on, as many as fit `max_bytes` but at least one
-    /// (as Kafka answers, so that a batch larger than the limit is never stuck).
-    pub fn read(&self, offset: i64, max_bytes: usize) -> Vec<Bytes> {
+    /// Batches from the one holding `offset` on and starting below `below` (the log end, or the
+    /// last stable offset for read_committed), as many as fit `max_bytes` but at least one (as
+    /// Kafka answers, so that a batch larger than the limit is never stuck); and the offset
+    /// after the last one.
+    pub fn read(&self, offset: i64, max_bytes: usize, below: i64) -> (Vec<Bytes>, i64) {
         let first = self.entries.partition_point(|e| e.last_offset < offset);
         let mut out = Vec::new();
         let mut size = 0;
-        for entry in &self.entries[first..] {
+        let mut next = offset;
+        for entry in self.entries[first..].iter().take_while(|e| e.base_offset < below) {
             if !out.is_empty() && size + entry.bytes.len() > max_bytes {
                 break;
             }
             size += entry.bytes.len();
+            next = entry.last_offset + 1;
             out.push(entry.bytes.clone());
         }
-        out
+        (out, next)
     }
 
     /// ListOffsets by time: the first record from the log start whose timestamp reaches

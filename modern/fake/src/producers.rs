@@ -60,7 +60,19 @@ impl Producers {
         }
         match producer.recent.back() {
             Some(&(_, prev_last, _)) if next_sequence(prev_last) == first => Verdict::Append,
+            // Fenced at this epoch by a transaction marker, nothing written since.
+            None if first == 0 => Verdict::Append,
             _ => Verdict::Refuse(ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER),
+        }
+    }
+
+    /// A transaction marker of producer `id` at `epoch` was written: older epochs are fenced,
+    /// and a newer one starts its sequences again.
+    pub fn fence(&mut self, id: i64, epoch: i16) {
+        let producer = self.by_id.entry(id).or_insert(Producer { epoch, recent: VecDeque::new() });
+        if epoch > producer.epoch {
+            producer.epoch = epoch;
+            producer.recent.clear();
         }
     }
 
@@ -95,5 +107,9 @@ mod tests {
         assert_eq!(p.check(7, 0, 1, 1), Verdict::Refuse(ErrorCode::INVALID_PRODUCER_EPOCH), "fenced");
         p.record(7, 1, 1, i32::MAX, 201);
         assert_eq!(p.check(7, 1, 0, 3), Verdict::Append, "sequences wrap at i32::MAX");
+        p.fence(7, 2);
+        assert_eq!(p.check(7, 1, 0, 0), Verdict::Refuse(ErrorCode::INVALID_PRODUCER_EPOCH), "a marker fences");
+        assert_eq!(p.check(7, 2, 1, 1), Verdict::Refuse(ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));
+        assert_eq!(p.check(7, 2, 0, 0), Verdict::Append, "the new epoch starts at 0");
     }
 }

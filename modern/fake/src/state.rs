@@ -8,6 +8,8 @@ use kafka_wire::{ErrorCode, Uuid};
 use crate::groups::{java_hash, Group};
 use crate::log::Log;
 use crate::producers::Producers;
+use crate::transactions::partition::PartitionTxns;
+use crate::transactions::Transactions;
 
 /// A node as clients see it.
 #[derive(Debug, Clone)]
@@ -27,6 +29,7 @@ pub(crate) struct Partition {
     pub replicas: Vec<i32>,
     pub log: Log,
     pub producers: Producers,
+    pub txns: PartitionTxns,
 }
 
 impl Partition {
@@ -39,6 +42,7 @@ impl Partition {
             replicas,
             log: Log::default(),
             producers: Producers::default(),
+            txns: PartitionTxns::default(),
         }
     }
 }
@@ -59,6 +63,7 @@ pub(crate) struct State {
     pub topics: BTreeMap<String, Topic>,
     pub names_by_id: HashMap<Uuid, String>,
     pub groups: BTreeMap<String, Group>,
+    pub transactions: Transactions,
     pub next_producer_id: i64,
     pub auto_create_topics: bool,
     pub default_partitions: i32,

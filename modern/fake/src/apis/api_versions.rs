@@ -1,8 +1,10 @@
 //! ApiVersions: the APIs served and their versions (KIP-511's client name and version are
-//! accepted and not needed).
+//! accepted and not needed), and the features clients decide by: `transaction.version` 2
+//! (KIP-890's transactions v2, which Kafka 4.x clusters run) when EndTxn v5 is served.
 
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse};
+use kafka_wire::messages::api_versions_response::{ApiVersion, FinalizedFeatureKey, SupportedFeatureKey};
+use kafka_wire::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse};
+use kafka_wire::StrBytes;
 
 use super::{served_versions, SERVED};
 use crate::cluster::Shared;
@@ -23,6 +25,18 @@ pub(crate) fn advertised(shared: &Shared) -> Vec<ApiVersion> {
         .collect()
 }
 
+/// EndTxn v5 ends a transaction of transactions v2.
+const TXN_V2_END_TXN: i16 = 5;
+
 pub(crate) fn handle(shared: &Shared, _request: &ApiVersionsRequest) -> ApiVersionsResponse {
-    ApiVersionsResponse { api_keys: advertised(shared), ..Default::default() }
+    let mut response = ApiVersionsResponse { api_keys: advertised(shared), ..Default::default() };
+    if served_versions(shared, ApiKey::EndTxn).is_some_and(|v| v.contains(TXN_V2_END_TXN)) {
+        let name = StrBytes::from_static_str("transaction.version");
+        response.supported_features =
+            vec![SupportedFeatureKey { name: name.clone(), min_version: 0, max_version: 2, ..Default::default() }];
+        response.finalized_features =
+            vec![FinalizedFeatureKey { name, min_version_level: 2, max_version_level: 2, ..Default::default() }];
+        response.finalized_features_epoch = 1;
+    }
+    response
 }

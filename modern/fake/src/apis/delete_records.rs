@@ -30,6 +30,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteRecordsRequest) -> DeleteReco
                                 result.error_code = ErrorCode::OFFSET_OUT_OF_RANGE;
                             } else {
                                 partition.log.delete_before(to);
+                                partition.txns.delete_before(partition.log.start_offset());
                                 result.low_watermark = partition.log.start_offset();
                             }
                         }

@@ -60,6 +60,8 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
     };
     let mut total = 0;
     let mut failed = false;
+    // v4+: read_committed stops at the last stable offset and names aborted transactions.
+    let read_committed = version >= 4 && request.isolation_level == 1;
     let responses = request
         .topics
         .iter()
@@ -111,8 +113,9 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                         return data;
                     }
                     let log = &partition.log;
+                    let stable = partition.txns.last_stable_offset(log.end_offset());
                     data.high_watermark = log.end_offset();
-                    data.last_stable_offset = log.end_offset();
+                    data.last_stable_offset = stable;
                     data.log_start_offset = log.start_offset();
                     if p.fetch_offset < log.start_offset() || p.fetch_offset > log.end_offset() {
                         tracing::debug!(topic = %name, partition = p.partition, offset = p.fetch_offset, end = log.end_offset(), "Fetch out of range");
@@ -122,8 +125,16 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                     }
                     let limit = usize::try_from(p.partition_max_bytes).unwrap_or(0).min(room);
                     // At least one batch for the first partition with data, so no batch is too big to ever read.
-                    let batches =
-                        if total == 0 || limit > 0 { log.read(p.fetch_offset, limit.max(1)) } else { Vec::new() };
+                    let below = if read_committed { stable } else { log.end_offset() };
+                    let (batches, next) = if total == 0 || limit > 0 {
+                        log.read(p.fetch_offset, limit.max(1), below)
+                    } else {
+                        (Vec::new(), p.fetch_offset)
+                    };
+                    if read_committed {
+                        // The aborted transactions whose records the reader gets, for it to drop.
+                        data.aborted_transactions = Some(partition.txns.aborted_between(p.fetch_offset, next));
+                    }
                     let mut records = BytesMut::new();
                     for batch in &batches {
                         records.extend_from_slice(batch);

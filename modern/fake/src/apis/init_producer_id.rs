@@ -1,20 +1,35 @@
-//! InitProducerId for idempotent producers: a fresh producer id at epoch 0. Transactional ids
-//! are refused until transactions are served.
+//! InitProducerId: a fresh producer id at epoch 0 for an idempotent producer; for a
+//! transactional id, the transaction coordinator's answer (see `transactions`).
 
 use kafka_wire::messages::{InitProducerIdRequest, InitProducerIdResponse};
-use kafka_wire::{ErrorCode, ProducerId};
+use kafka_wire::ProducerId;
 
-use crate::cluster::Shared;
+use super::{coordinates, fenced, Ctx};
 
-pub(crate) fn handle(shared: &Shared, request: InitProducerIdRequest) -> InitProducerIdResponse {
-    if request.transactional_id.is_some() {
-        return InitProducerIdResponse {
-            error_code: ErrorCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+/// InitProducerId v4 learned PRODUCER_FENCED (older clients get INVALID_PRODUCER_EPOCH).
+const FENCED_FROM: i16 = 4;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: InitProducerIdRequest) -> InitProducerIdResponse {
+    let mut state = ctx.shared.state();
+    let Some(transactional_id) = &request.transactional_id else {
+        let id = state.next_producer_id;
+        state.next_producer_id += 1;
+        return InitProducerIdResponse { producer_id: ProducerId(id), producer_epoch: 0, ..Default::default() };
+    };
+    let id = transactional_id.as_str();
+    let expected = (request.producer_id.0 >= 0).then_some((request.producer_id.0, request.producer_epoch));
+    let answer = coordinates(&state, ctx.node, id).and_then(|()| {
+        state.init_transactional(id, request.transaction_timeout_ms, expected, fenced(ctx.version, FENCED_FROM))
+    });
+    match answer {
+        Ok((producer_id, epoch)) => {
+            InitProducerIdResponse { producer_id: ProducerId(producer_id), producer_epoch: epoch, ..Default::default() }
+        }
+        Err(code) => InitProducerIdResponse {
+            error_code: code,
+            producer_id: ProducerId(-1),
+            producer_epoch: -1,
             ..Default::default()
-        };
+        },
     }
-    let mut state = shared.state();
-    let id = state.next_producer_id;
-    state.next_producer_id += 1;
-    InitProducerIdResponse { producer_id: ProducerId(id), producer_epoch: 0, ..Default::default() }
 }

@@ -42,10 +42,22 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, ve
                             // the start in the epoch of its batch (the current one if empty).
                             let current = partition.leader_epoch;
                             let found = match p.timestamp {
-                                LATEST => Some(Found { offset: log.end_offset(), timestamp: -1, epoch: current }),
+                                // read_committed (v2+) sees the log end only up to the last stable offset.
+                                LATEST => {
+                                    let offset = if request.isolation_level == 1 {
+                                        partition.txns.last_stable_offset(log.end_offset())
+                                    } else {
+                                        log.end_offset()
+                                    };
+                                    Some(Found { offset, timestamp: -1, epoch: current })
+                                }
                                 EARLIEST => {
                                     let offset = log.start_offset();
-                                    Some(Found { offset, timestamp: -1, epoch: log.epoch_at(offset).unwrap_or(current) })
+                                    Some(Found {
+                                        offset,
+                                        timestamp: -1,
+                                        epoch: log.epoch_at(offset).unwrap_or(current),
+                                    })
                                 }
                                 MAX_TIMESTAMP => log.max_timestamp(),
                                 ts if ts >= 0 => log.offset_for_timestamp(ts),

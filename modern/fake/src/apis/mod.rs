@@ -1,6 +1,8 @@
 //! One file per API; this one routes a decoded request to its handler and says which APIs,
 //! at which versions, the cluster serves.
 
+mod add_offsets_to_txn;
+mod add_partitions_to_txn;
 mod alter_configs;
 pub(crate) mod api_versions;
 mod create_partitions;
@@ -12,6 +14,8 @@ mod describe_cluster;
 mod describe_configs;
 mod describe_groups;
 mod describe_topic_partitions;
+mod describe_transactions;
+mod end_txn;
 mod fetch;
 mod find_coordinator;
 mod heartbeat;
@@ -21,6 +25,7 @@ mod join_group;
 mod leave_group;
 mod list_groups;
 mod list_offsets;
+mod list_transactions;
 mod metadata;
 mod offset_commit;
 mod offset_delete;
@@ -28,6 +33,7 @@ mod offset_fetch;
 mod offset_for_leader_epoch;
 mod produce;
 mod sync_group;
+mod txn_offset_commit;
 
 use kafka_wire::messages::{ApiKey, RequestKind, ResponseKind};
 use kafka_wire::VersionRange;
@@ -76,6 +82,12 @@ pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::IncrementalAlterConfigs,
     ApiKey::DescribeCluster,
     ApiKey::DescribeTopicPartitions,
+    ApiKey::AddPartitionsToTxn,
+    ApiKey::AddOffsetsToTxn,
+    ApiKey::EndTxn,
+    ApiKey::TxnOffsetCommit,
+    ApiKey::DescribeTransactions,
+    ApiKey::ListTransactions,
 ];
 
 /// The versions of `api` the cluster serves: those kafka-wire's messages read, within the
@@ -111,7 +123,13 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<Respon
         RequestKind::Produce(r) => return produce::handle(shared, node, r, version).map(Into::into),
         RequestKind::Fetch(r) => fetch::handle(shared, node, r, version).await.into(),
         RequestKind::ListOffsets(r) => list_offsets::handle(shared, node, r, version).into(),
-        RequestKind::InitProducerId(r) => init_producer_id::handle(shared, r).into(),
+        RequestKind::InitProducerId(r) => init_producer_id::handle(ctx, r).into(),
+        RequestKind::AddPartitionsToTxn(r) => add_partitions_to_txn::handle(ctx, r).into(),
+        RequestKind::AddOffsetsToTxn(r) => add_offsets_to_txn::handle(ctx, r).into(),
+        RequestKind::TxnOffsetCommit(r) => txn_offset_commit::handle(ctx, r).into(),
+        RequestKind::EndTxn(r) => end_txn::handle(ctx, r).into(),
+        RequestKind::DescribeTransactions(r) => describe_transactions::handle(ctx, r).into(),
+        RequestKind::ListTransactions(r) => list_transactions::handle(ctx, r).into(),
         RequestKind::FindCoordinator(r) => find_coordinator::handle(ctx, r).into(),
         RequestKind::JoinGroup(r) => join_group::handle(ctx, r).await.into(),
         RequestKind::SyncGroup(r) => sync_group::handle(ctx, r).await.into(),
@@ -133,6 +151,16 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<Respon
         RequestKind::DescribeTopicPartitions(r) => describe_topic_partitions::handle(ctx, r).into(),
         _ => return None,
     })
+}
+
+/// What a fenced producer gets at this version: PRODUCER_FENCED from `since`, before that
+/// INVALID_PRODUCER_EPOCH (Kafka's answer to clients older than the code).
+pub(crate) fn fenced(version: i16, since: i16) -> kafka_wire::ErrorCode {
+    if version >= since {
+        kafka_wire::ErrorCode::PRODUCER_FENCED
+    } else {
+        kafka_wire::ErrorCode::INVALID_PRODUCER_EPOCH
+    }
 }
 
 /// Whether this node coordinates `group`: NOT_COORDINATOR otherwise, as Kafka answers a client

@@ -25,10 +25,17 @@ type Asked = Vec<(String, Uuid, Vec<i32>)>;
 type Answered = Vec<(String, Uuid, Vec<(i32, Found)>)>;
 
 /// Per topic (name, id), per partition: what `group` committed. `asked` None: every partition
-/// with a commit.
-fn fetch(state: &State, group: &str, asked: Option<Asked>) -> Answered {
+/// with a commit. `require_stable` (v7+): a partition with an offset in an open transaction
+/// is UNSTABLE_OFFSET_COMMIT, for the consumer to ask again once it ended.
+fn fetch(state: &State, group: &str, asked: Option<Asked>, require_stable: bool) -> Answered {
     let offsets = state.groups.get(group).map(|g| &g.offsets);
+    let unstable = |topic: &str, p: i32| {
+        require_stable && state.groups.get(group).is_some_and(|g| g.has_pending_offset(&(topic.to_string(), p)))
+    };
     let found = |topic: &str, p: i32| -> Found {
+        if unstable(topic, p) {
+            return (-1, -1, Some(StrBytes::default()), ErrorCode::UNSTABLE_OFFSET_COMMIT);
+        }
         match offsets.and_then(|o| o.get(&(topic.to_string(), p))) {
             Some(c) => (
                 c.offset,
@@ -83,7 +90,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchR
         let asked = request.topics.map(|ts| {
             ts.iter().map(|t| (t.name.to_string(), Uuid::nil(), t.partition_indexes.iter().collect())).collect()
         });
-        let topics = fetch(&state, &group, asked)
+        let topics = fetch(&state, &group, asked, request.require_stable)
             .into_iter()
             .map(|(name, _, rows)| OffsetFetchResponseTopic {
                 name: TopicName(StrBytes::from(name)),
@@ -123,7 +130,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchR
                     })
                     .collect()
             });
-            let topics = fetch(&state, &group, asked)
+            let topics = fetch(&state, &group, asked, request.require_stable)
                 .into_iter()
                 .map(|(name, id, rows)| {
                     let mut topic = OffsetFetchResponseTopics {

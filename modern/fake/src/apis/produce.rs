@@ -1,6 +1,7 @@
 //! Produce: each partition's one record batch checked as Kafka's `LogValidator` checks it
 //! (magic 2, CRC, offset deltas, no control batches from clients, the size limit), idempotent
-//! producers' sequences checked, then appended at the next offsets. acks=0 gets no response.
+//! producers' sequences checked, transactional ones checked against their transaction, then
+//! appended at the next offsets. acks=0 gets no response.
 
 use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
 use kafka_wire::messages::{ProduceRequest, ProduceResponse};
@@ -10,9 +11,13 @@ use kafka_wire_records::{Batch, RecordsExt};
 use crate::cluster::Shared;
 use crate::producers::Verdict;
 use crate::state::State;
+use crate::transactions::Producer;
 
 /// Kafka's default `max.message.bytes` (1 MiB plus a batch header).
 const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_588;
+
+/// Produce v12 is transactions v2: a transactional batch adds its partition to the transaction.
+const TXN_V2_FROM: i16 = 12;
 
 /// Produce v13 names topics by id.
 const TOPIC_IDS_FROM: i16 = 13;
@@ -41,7 +46,7 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
                     let outcome = match &name {
                         None => Err(ErrorCode::UNKNOWN_TOPIC_ID),
                         Some(_) if !matches!(acks, -1..=1) => Err(ErrorCode::INVALID_REQUIRED_ACKS),
-                        Some(name) => append(&mut state, node, name, p.index, p.records.as_ref()),
+                        Some(name) => append(&mut state, node, version, name, p.index, p.records.as_ref()),
                     };
                     match outcome {
                         Ok((base, start, new)) => {
@@ -75,6 +80,7 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
 fn append(
     state: &mut State,
     node: i32,
+    version: i16,
     topic: &str,
     index: i32,
     records: Option<&Records>,
@@ -85,7 +91,7 @@ fn append(
         .and_then(|t| t.configs.get("max.message.bytes"))
         .and_then(|v| v.parse().ok())
         .unwrap_or(DEFAULT_MAX_MESSAGE_BYTES);
-    let partition = state.partition_for(topic, index, node)?;
+    state.partition_for(topic, index, node)?;
     let records = records.ok_or(ErrorCode::INVALID_RECORD)?;
     let mut batches = records.batches();
     // v3 and later carry exactly one batch per partition.
@@ -104,6 +110,11 @@ fn append(
     {
         return Err(ErrorCode::INVALID_RECORD);
     }
+    let transactional = header.attributes.is_transactional();
+    if transactional {
+        in_transaction(state, version, header.producer_id, header.producer_epoch, (topic.to_string(), index))?;
+    }
+    let partition = state.partition_for(topic, index, node)?;
     let idempotent = header.producer_id >= 0;
     // Sequences wrap from i32::MAX to 0, as Kafka's `DefaultRecordBatch.incrementSequence`.
     let last = (i64::from(header.base_sequence) + i64::from(header.last_offset_delta)) % (i64::from(i32::MAX) + 1);
@@ -120,5 +131,36 @@ fn append(
     if idempotent {
         partition.producers.record(header.producer_id, header.producer_epoch, first, last, base);
     }
+    if transactional {
+        partition.txns.wrote(header.producer_id, base);
+    }
     Ok((base, partition.log.start_offset(), true))
+}
+
+/// A transactional batch may be written where its transaction is: v12+ (transactions v2) adds
+/// the partition to it, as Kafka's broker asks its coordinator to; older requests must have
+/// added it with AddPartitionsToTxn (Kafka's `transaction.partition.verification.enable`).
+fn in_transaction(
+    state: &mut State,
+    version: i16,
+    producer_id: i64,
+    epoch: i16,
+    partition: (String, i32),
+) -> Result<(), ErrorCode> {
+    let Some((id, txn)) = state.transactions.of_producer(producer_id) else {
+        return Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING);
+    };
+    if epoch < txn.epoch {
+        return Err(ErrorCode::INVALID_PRODUCER_EPOCH);
+    }
+    if version >= TXN_V2_FROM {
+        let id = id.clone();
+        let p = Producer { transactional_id: &id, id: producer_id, epoch };
+        return state.transactions.add(p, ErrorCode::INVALID_PRODUCER_EPOCH, [partition], std::iter::empty());
+    }
+    if state.transactions.holds(producer_id, &partition) {
+        Ok(())
+    } else {
+        Err(ErrorCode::INVALID_TXN_STATE)
+    }
 }

@@ -1,0 +1,102 @@
+//! TxnOffsetCommit: offsets committed in a transaction, held by the group until the
+//! transaction ends (applied on commit, dropped on abort). v5+ (transactions v2) adds the
+//! group to the transaction itself; v6 names topics by id.
+
+use std::time::Instant;
+
+use kafka_wire::messages::txn_offset_commit_response::{
+    TxnOffsetCommitResponsePartition, TxnOffsetCommitResponseTopic,
+};
+use kafka_wire::messages::{TxnOffsetCommitRequest, TxnOffsetCommitResponse};
+use kafka_wire::ErrorCode;
+
+use super::{coordinates, fenced, Ctx};
+use crate::groups::{Committed, Group};
+use crate::transactions::Producer;
+
+/// v5 is transactions v2.
+const V2_FROM: i16 = 5;
+/// v6 names topics by id.
+const TOPIC_IDS_FROM: i16 = 6;
+/// v2 learned PRODUCER_FENCED.
+const FENCED_FROM: i16 = 2;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse {
+    let mut state = ctx.shared.state();
+    let group_id = request.group_id.to_string();
+    let producer_id = request.producer_id.0;
+    let group_error = (|| {
+        coordinates(&state, ctx.node, &group_id)?;
+        let group = state
+            .groups
+            .entry(group_id.clone())
+            .or_insert_with(|| Group::new(Instant::now(), ctx.shared.config.group_initial_rebalance_delay));
+        // v3+ may say who commits; without that (older clients) the commit is the producer's.
+        let member = request.member_id.to_string();
+        if request.generation_id_or_member_epoch >= 0 || !member.is_empty() {
+            group.check_member(&member, request.generation_id_or_member_epoch)?;
+        }
+        if ctx.version >= V2_FROM {
+            let p = Producer {
+                transactional_id: request.transactional_id.as_str(),
+                id: producer_id,
+                epoch: request.producer_epoch,
+            };
+            state.transactions.add(p, fenced(ctx.version, FENCED_FROM), std::iter::empty(), [group_id.clone()])?;
+        }
+        Ok(())
+    })()
+    .err();
+    let topics = request
+        .topics
+        .iter()
+        .map(|topic| {
+            let name = if ctx.version >= TOPIC_IDS_FROM {
+                state.name_of(topic.topic_id)
+            } else {
+                Some(topic.name.to_string())
+            };
+            let partitions = topic
+                .partitions
+                .iter()
+                .map(|p| {
+                    let known = name
+                        .as_ref()
+                        .and_then(|n| state.topics.get(n))
+                        .is_some_and(|t| (0..t.partitions.len() as i32).contains(&p.partition_index));
+                    let error_code = match (group_error, known, &name) {
+                        (Some(code), _, _) => code,
+                        (None, false, None) => ErrorCode::UNKNOWN_TOPIC_ID,
+                        (None, false, Some(_)) => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+                        (None, true, Some(name)) => {
+                            let committed = Committed {
+                                offset: p.committed_offset,
+                                leader_epoch: p.committed_leader_epoch,
+                                metadata: p.committed_metadata.as_ref().map(|m| m.to_string()),
+                            };
+                            if let Some(group) = state.groups.get_mut(&group_id) {
+                                let pending = group.pending_txn_offsets.entry(producer_id).or_default();
+                                pending.insert((name.clone(), p.partition_index), committed);
+                            }
+                            ErrorCode::NONE
+                        }
+                        (None, true, None) => ErrorCode::UNKNOWN_TOPIC_ID,
+                    };
+                    TxnOffsetCommitResponsePartition {
+                        partition_index: p.partition_index,
+                        error_code,
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            let mut response = TxnOffsetCommitResponseTopic { partitions, ..Default::default() };
+            if ctx.version >= TOPIC_IDS_FROM {
+                response.topic_id = topic.topic_id;
+            } else {
+                response.name = topic.name.clone();
+            }
+            response
+        })
+        .collect();
+    TxnOffsetCommitResponse { topics, ..Default::default() }
+}
