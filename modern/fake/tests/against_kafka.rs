@@ -64,6 +64,26 @@ fn librdkafka_sees_the_same_on_the_fake_and_on_kafka() {
     );
 }
 
+/// confluent-kafka (librdkafka) transactions: commit, abort, commit; read_committed and
+/// read_uncommitted readers; consume-transform-produce with offsets sent in each transaction;
+/// a producer fenced by a newer one with its transactional id.
+#[test]
+fn librdkafka_transactions_see_the_same_on_the_fake_and_on_kafka() {
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_txn.py");
+    on_both(
+        "librdkafka transactions",
+        |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
+        |s| {
+            assert_eq!(s["read_committed"].as_array().map(Vec::len), Some(12), "{s}");
+            assert_eq!(s["read_uncommitted"].as_array().map(Vec::len), Some(18), "{s}");
+            assert_eq!(s["output"], s["read_committed"], "each committed record copied once: {s}");
+            assert_eq!(s["group_offsets"], s["input_ends"], "{s}");
+            assert_eq!(s["fenced"]["code"], "_FENCED", "{s}");
+        },
+    );
+}
+
 /// kafkajs: admin (create twice, AlterConfigs, DescribeConfigs, CreatePartitions, metadata,
 /// delete), an idempotent producer (none, gzip), a consumer group of two members.
 #[test]
