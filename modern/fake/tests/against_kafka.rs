@@ -32,6 +32,20 @@ fn on_both(what: &str, run: impl Fn(&str) -> std::process::Output, check: impl F
     assert_eq!(on_fake, on_kafka, "{what} must observe the same on both");
 }
 
+/// A join-and-leave round's assignment sizes per phase (a alone, b joined, a left), from its
+/// summary's `phases`; the members' own view of their assignments must be DescribeGroups'.
+fn assignment_sizes(s: &serde_json::Value) -> [Vec<usize>; 3] {
+    ["alone", "joined", "left"].map(|p| {
+        let phase = &s["phases"][p];
+        let mut sizes: Vec<usize> =
+            phase["assigned"].as_array().into_iter().flatten().map(|a| a.as_array().map_or(0, Vec::len)).collect();
+        sizes.sort();
+        assert_eq!(phase["members"], sizes.len(), "{p}: {s}");
+        assert_eq!(phase["assigned"], phase["described"], "{p}: {s}");
+        sizes
+    })
+}
+
 /// kafka-python: admin (creating a topic twice), an idempotent producer in every codec, a
 /// consumer assigned every partition, then a consumer group of two members where one leaves.
 #[test]
@@ -64,6 +78,25 @@ fn librdkafka_sees_the_same_on_the_fake_and_on_kafka() {
     );
 }
 
+/// confluent-kafka (librdkafka): a classic consumer group where b joins a and a leaves, each
+/// member polling in a thread of its own, assignments seen by on_assign/on_revoke and by
+/// DescribeGroups.
+#[test]
+fn librdkafka_group_sees_the_same_on_the_fake_and_on_kafka() {
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_group.py");
+    on_both(
+        "librdkafka group",
+        |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
+        // 10 records before and per phase, each read once, the end offsets committed.
+        |s| {
+            assert_eq!((&s["consumed"], &s["duplicates"]), (&40.into(), &0.into()), "{s}");
+            assert_eq!(assignment_sizes(s), [vec![3], vec![1, 2], vec![3]], "{s}");
+            assert_eq!(s["committed"], s["high"], "{s}");
+        },
+    );
+}
+
 /// confluent-kafka (librdkafka) transactions: commit, abort, commit; read_committed and
 /// read_uncommitted readers; consume-transform-produce with offsets sent in each transaction;
 /// a producer fenced by a newer one with its transactional id.
@@ -85,7 +118,7 @@ fn librdkafka_transactions_see_the_same_on_the_fake_and_on_kafka() {
 }
 
 /// kafkajs: admin (create twice, AlterConfigs, DescribeConfigs, CreatePartitions, metadata,
-/// delete), an idempotent producer (none, gzip), a consumer group of two members.
+/// delete), an idempotent producer (none, gzip), a consumer group where b joins a and a leaves.
 #[test]
 fn kafkajs_sees_the_same_on_the_fake_and_on_kafka() {
     let Some(node_modules) = env_or_skip("KAFKA_WIRE_NODE_MODULES") else { return };
@@ -93,8 +126,11 @@ fn kafkajs_sees_the_same_on_the_fake_and_on_kafka() {
     on_both(
         "kafkajs",
         |b| Command::new("node").arg(script).arg(b).env("NODE_PATH", &node_modules).output().unwrap(),
+        // 20 records, then 10 per phase: a alone holds 3 partitions, a and b split them 2 + 1,
+        // b alone holds 3; each record read once, the end offsets committed.
         |s| {
-            assert_eq!(s["consumed"], 20, "{s}");
+            assert_eq!((&s["consumed"], &s["duplicates"]), (&50.into(), &0.into()), "{s}");
+            assert_eq!(assignment_sizes(s), [vec![3], vec![1, 2], vec![3]], "{s}");
             assert_eq!(s["committed"], s["high"], "{s}");
         },
     );
