@@ -81,6 +81,7 @@ impl FakeCluster {
             topics: BTreeMap::new(),
             names_by_id: Default::default(),
             groups: BTreeMap::new(),
+            consumer_groups: Default::default(),
             transactions: Default::default(),
             next_producer_id: 1000,
             auto_create_topics: config.auto_create_topics,
@@ -322,6 +323,7 @@ async fn tick_groups(shared: std::sync::Weak<Shared>) {
         let (changed, aborted) = {
             let mut state = shared.state();
             let changed = state.groups.values_mut().fold(false, |changed, g| g.expire(now) | changed);
+            let changed = state.consumer_groups.values_mut().fold(changed, |changed, g| g.expire(now) | changed);
             (changed, state.expire_transactions(now))
         };
         if changed {

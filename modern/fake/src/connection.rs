@@ -49,7 +49,10 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
                 Ok(Some(Piece::Frame(frame))) => frame,
                 Ok(None) => break,
                 // Larger than `socket.request.max.bytes`, or an impossible size: Kafka closes.
-                Ok(Some(_)) | Err(_) => return,
+                Ok(Some(_)) | Err(_) => {
+                    tracing::debug!(node, "an oversized or impossible frame: connection closed");
+                    return;
+                }
             };
             answered_any = true;
             // A fetch may wait for records; a node that stops does not wait for it.
@@ -57,11 +60,15 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
                 _ = stopped.changed() => return,
                 answered = answer(frame.slice(4..), node, &client_host, &shared) => answered,
             };
-            let Some(response) = answered else { return };
+            let Some(response) = answered else {
+                tracing::debug!(node, "connection closed");
+                return;
+            };
             if let Some(response) = response {
                 out.clear();
                 let (frame, version) = response;
-                if frame.encode(&mut out, version).is_err() {
+                if let Err(e) = frame.encode(&mut out, version) {
+                    tracing::warn!(node, version, error = %e, "a response that cannot be encoded: connection closed");
                     return;
                 }
                 if socket.write_all(&out).await.is_err() {
@@ -110,7 +117,10 @@ type Answer = (ResponseFrame, i16);
 /// The answer to one request frame (the bytes after its size): `None` closes the connection,
 /// `Some(None)` sends nothing (a Produce with acks=0).
 async fn answer(frame: bytes::Bytes, node: i32, client_host: &str, shared: &Shared) -> Option<Option<Answer>> {
-    let (api, version, correlation_id) = peek_header(&frame)?;
+    let Some((api, version, correlation_id)) = peek_header(&frame) else {
+        tracing::debug!(node, "a request of an API key Kafka does not have: connection closed");
+        return None;
+    };
     // KIP-511: a client newer than the broker sends ApiVersions at a version the broker does
     // not know; it gets UNSUPPORTED_VERSION at v0 with the versions the broker does know.
     if api == ApiKey::ApiVersions && !apis::served(shared, api, version) {

@@ -41,6 +41,8 @@ pub(crate) struct JoinAnswer {
     pub leader: String,
     /// Every member and its metadata for the chosen protocol: for the leader only.
     pub members: Vec<(String, Option<String>, Bytes)>,
+    /// KIP-814: a static leader that rejoined in a stable group keeps the assignment it made.
+    pub skip_assignment: bool,
 }
 
 /// A member of a group.
@@ -170,9 +172,23 @@ impl Group {
                 return JoinStep::Refuse(ErrorCode::INCONSISTENT_GROUP_PROTOCOL, request.member_id);
             }
         }
+        // KIP-345: a static member is known by its instance id across restarts.
+        if let Some(instance) = request.instance_id.clone() {
+            match (self.static_member(&instance), request.member_id.is_empty()) {
+                (Some(old), true) => return self.replace_static(old, &instance, request, now),
+                (Some(old), false) if old != request.member_id => {
+                    return JoinStep::Refuse(ErrorCode::FENCED_INSTANCE_ID, request.member_id);
+                }
+                _ => {}
+            }
+        }
         let member_id = if request.member_id.is_empty() {
-            let id = format!("{}-{}", request.client_id, crate::state::random_uuid());
-            if request.require_known_member_id {
+            let id = match &request.instance_id {
+                // A new static member joins at once (no MEMBER_ID_REQUIRED round trip).
+                Some(instance) => format!("{instance}-{}", crate::state::random_uuid()),
+                None => format!("{}-{}", request.client_id, crate::state::random_uuid()),
+            };
+            if request.require_known_member_id && request.instance_id.is_none() {
                 self.pending.insert(id.clone());
                 return JoinStep::Refuse(ErrorCode::MEMBER_ID_REQUIRED, id);
             }
@@ -223,6 +239,80 @@ impl Group {
         JoinStep::Wait(member_id)
     }
 
+    /// The member id a static member's instance id has now.
+    pub fn static_member(&self, instance: &str) -> Option<String> {
+        self.members.iter().find(|(_, m)| m.instance_id.as_deref() == Some(instance)).map(|(id, _)| id.clone())
+    }
+
+    /// FENCED_INSTANCE_ID for a request naming an instance id that another member id holds
+    /// now (SyncGroup, Heartbeat, OffsetCommit, LeaveGroup), as Kafka checks.
+    pub fn check_instance(&self, member: &str, instance: Option<&str>) -> Result<(), ErrorCode> {
+        match instance.and_then(|i| self.static_member(i)) {
+            Some(current) if current != member => Err(ErrorCode::FENCED_INSTANCE_ID),
+            _ => Ok(()),
+        }
+    }
+
+    /// A static member rejoining without its member id (it restarted): it gets a new one and
+    /// takes the old one's place. In a stable group with its protocols unchanged nothing is
+    /// rebalanced and it is answered at once with the current generation (the leader with
+    /// every member and KIP-814's skip_assignment); otherwise a round of joins follows.
+    fn replace_static(&mut self, old: String, instance: &str, request: JoinRequest, now: Instant) -> JoinStep {
+        let id = format!("{instance}-{}", crate::state::random_uuid());
+        let mut member = self.members.remove(&old).expect("the static member found");
+        let unchanged = member.protocols == request.protocols;
+        member.client_id = request.client_id;
+        member.client_host = request.client_host;
+        member.session_timeout = Duration::from_millis(request.session_timeout_ms as u64);
+        member.protocols = request.protocols;
+        member.last_seen = now;
+        self.members.insert(id.clone(), member);
+        if self.leader.as_deref() == Some(old.as_str()) {
+            self.leader = Some(id.clone());
+        }
+        tracing::debug!(%instance, %old, new = %id, phase = ?self.phase, unchanged, "static member replaced");
+        match self.phase {
+            Phase::Stable if unchanged => {
+                let protocol = self.protocol.clone().unwrap_or_default();
+                let leader = self.leader.clone().unwrap_or_default();
+                let is_leader = leader == id;
+                let members = if is_leader { self.members_metadata(&protocol) } else { Vec::new() };
+                let answer = JoinAnswer {
+                    generation: self.generation,
+                    protocol_type: self.protocol_type.clone().unwrap_or_default(),
+                    protocol,
+                    leader,
+                    members,
+                    skip_assignment: is_leader,
+                };
+                let member = self.members.get_mut(&id).expect("just inserted");
+                member.join_answer = Some(answer);
+            }
+            Phase::PreparingRebalance => {
+                self.members.get_mut(&id).expect("just inserted").awaiting_join = true;
+                self.try_complete_join(now);
+            }
+            _ => {
+                self.members.get_mut(&id).expect("just inserted").awaiting_join = true;
+                self.prepare_rebalance(now);
+                self.try_complete_join(now);
+            }
+        }
+        JoinStep::Wait(id)
+    }
+
+    /// Every member with its metadata for `protocol`, as the leader's JoinGroup answer lists them.
+    fn members_metadata(&self, protocol: &str) -> Vec<(String, Option<String>, Bytes)> {
+        self.members
+            .iter()
+            .map(|(id, m)| {
+                let metadata =
+                    m.protocols.iter().find(|(n, _)| *n == protocol).map(|(_, b)| b.clone()).unwrap_or_default();
+                (id.clone(), m.instance_id.clone(), metadata)
+            })
+            .collect()
+    }
+
     /// Starts a round of joins: every member must rejoin within the longest rebalance timeout.
     fn prepare_rebalance(&mut self, now: Instant) {
         self.phase = Phase::PreparingRebalance;
@@ -268,15 +358,7 @@ impl Group {
             Some(l) if self.members.contains_key(l) => l.clone(),
             _ => self.members.keys().next().cloned().unwrap_or_default(),
         };
-        let everyone: Vec<(String, Option<String>, Bytes)> = self
-            .members
-            .iter()
-            .map(|(id, m)| {
-                let metadata =
-                    m.protocols.iter().find(|(n, _)| *n == protocol).map(|(_, b)| b.clone()).unwrap_or_default();
-                (id.clone(), m.instance_id.clone(), metadata)
-            })
-            .collect();
+        let everyone = self.members_metadata(&protocol);
         let protocol_type = self.protocol_type.clone().unwrap_or_default();
         for (id, m) in self.members.iter_mut() {
             m.awaiting_join = false;
@@ -288,6 +370,7 @@ impl Group {
                 protocol: protocol.clone(),
                 leader: leader.clone(),
                 members: if *id == leader { everyone.clone() } else { Vec::new() },
+                skip_assignment: false,
             });
         }
         self.protocol = Some(protocol);

@@ -27,6 +27,7 @@ mod apis;
 mod cluster;
 mod config;
 mod connection;
+mod consumer_groups;
 mod control;
 mod errors;
 mod groups;

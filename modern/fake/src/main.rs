@@ -1,6 +1,6 @@
 //! `kafka-wire-fake`: an in-process Kafka cluster as a process, for tests in other languages.
 //! Prints `bootstrap.servers=HOST:PORT,…` as its first line on stdout, then serves until
-//! killed (SIGINT or SIGTERM stop it cleanly).
+//! killed (SIGINT or SIGTERM stop it cleanly). `KAFKA_WIRE_FAKE_LOG=debug` logs to stderr.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -41,6 +41,13 @@ struct Args {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    // KAFKA_WIRE_FAKE_LOG=debug (or any tracing filter) logs what the cluster does to stderr.
+    if let Ok(filter) = std::env::var("KAFKA_WIRE_FAKE_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(format!("kafka_wire_fake={filter}"))
+            .with_writer(std::io::stderr)
+            .init();
+    }
     if !args.advertise.is_empty() && args.advertise.len() != args.nodes {
         eprintln!("kafka-wire-fake: --advertise names {} addresses for {} nodes", args.advertise.len(), args.nodes);
         return ExitCode::from(2);

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use kafka_wire::{ErrorCode, Uuid};
 
+use crate::consumer_groups::{ConsumerGroup, Topics};
 use crate::groups::{java_hash, Group};
 use crate::log::Log;
 use crate::producers::Producers;
@@ -63,6 +64,8 @@ pub(crate) struct State {
     pub topics: BTreeMap<String, Topic>,
     pub names_by_id: HashMap<Uuid, String>,
     pub groups: BTreeMap<String, Group>,
+    /// KIP-848 groups' membership (their offsets are kept in `groups`).
+    pub consumer_groups: BTreeMap<String, ConsumerGroup>,
     pub transactions: Transactions,
     pub next_producer_id: i64,
     pub auto_create_topics: bool,
@@ -253,6 +256,11 @@ impl State {
     }
 
     /// A partition, and whether `node` leads it, or the error to answer.
+    /// Every topic as a consumer group's assignor sees it: name → (id, partitions).
+    pub fn assignable_topics(&self) -> Topics {
+        self.topics.iter().map(|(name, t)| (name.clone(), (t.id, t.partitions.len() as i32))).collect()
+    }
+
     pub fn partition_for(&mut self, topic: &str, index: i32, node: i32) -> Result<&mut Partition, ErrorCode> {
         let partition = self
             .topics

@@ -20,6 +20,7 @@ pub(crate) const TOPIC_CONFIGS: &[(&str, &str, Kind)] = &[
     ("compression.type", "producer", Kind::String),
     ("compression.zstd.level", "3", Kind::Int),
     ("delete.retention.ms", "86400000", Kind::Long),
+    ("errors.deadletterqueue.group.enable", "false", Kind::Boolean),
     ("file.delete.delay.ms", "60000", Kind::Long),
     ("flush.messages", "9223372036854775807", Kind::Long),
     ("flush.ms", "9223372036854775807", Kind::Long),
@@ -29,6 +30,7 @@ pub(crate) const TOPIC_CONFIGS: &[(&str, &str, Kind)] = &[
     ("local.retention.bytes", "-2", Kind::Long),
     ("local.retention.ms", "-2", Kind::Long),
     ("max.compaction.lag.ms", "9223372036854775807", Kind::Long),
+    ("max.decompressed.message.bytes", "2147483639", Kind::Int),
     ("max.message.bytes", "1048588", Kind::Int),
     ("message.timestamp.after.max.ms", "3600000", Kind::Long),
     ("message.timestamp.before.max.ms", "9223372036854775807", Kind::Long),
@@ -37,6 +39,8 @@ pub(crate) const TOPIC_CONFIGS: &[(&str, &str, Kind)] = &[
     ("min.compaction.lag.ms", "0", Kind::Long),
     ("min.insync.replicas", "1", Kind::Int),
     ("preallocate", "false", Kind::Boolean),
+    ("remote.copy.lag.bytes", "-1", Kind::Long),
+    ("remote.copy.lag.ms", "0", Kind::Long),
     ("remote.log.copy.disable", "false", Kind::Boolean),
     ("remote.log.delete.on.disable", "false", Kind::Boolean),
     ("remote.storage.enable", "false", Kind::Boolean),
@@ -48,6 +52,11 @@ pub(crate) const TOPIC_CONFIGS: &[(&str, &str, Kind)] = &[
     ("segment.ms", "604800000", Kind::Long),
     ("unclean.leader.election.enable", "false", Kind::Boolean),
 ];
+
+/// Topic configs whose default a fresh Kafka 4.4 cluster holds as a cluster-wide dynamic one:
+/// its controller writes min.insync.replicas so at bootstrap (for KIP-966's ELR), and
+/// DescribeConfigs names that as the source of a topic's unset value.
+pub(crate) const CLUSTER_DEFAULTS: &[&str] = &["min.insync.replicas"];
 
 /// A topic config's default and type, if Kafka knows the name.
 pub(crate) fn topic_config(name: &str) -> Option<(&'static str, Kind)> {

@@ -64,6 +64,27 @@ fn kafka_python_sees_the_same_on_the_fake_and_on_kafka() {
     );
 }
 
+/// kafka-python's KafkaAdminClient: every call whose API the fake serves (topics, partitions,
+/// configs, offsets, DeleteRecords, groups and their offsets, the cluster), refusals included.
+#[test]
+fn kafka_python_admin_sees_the_same_on_the_fake_and_on_kafka() {
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafka_python_admin.py");
+    on_both(
+        "kafka-python admin",
+        |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
+        // validate_only created nothing; the topic grew to 4; records deleted up to 2 and to the
+        // end; the group that left is deleted, the one with a member refused.
+        |s| {
+            assert_eq!(s["listed_after_validate_only"], serde_json::json!([]), "{s}");
+            assert_eq!(s["partitions_after"], 4, "{s}");
+            assert_eq!(s["delete_records"], serde_json::json!([[0, 2, "NoError"], [1, 3, "NoError"]]), "{s}");
+            assert_eq!(s["delete_groups"][0], serde_json::json!(["py-admin-held-*", "NonEmptyGroupError"]), "{s}");
+            assert_eq!(s["delete_groups"][1], serde_json::json!(["py-admin-left-*", "OK"]), "{s}");
+        },
+    );
+}
+
 /// confluent-kafka (librdkafka): admin (create, describe configs), an idempotent producer in
 /// every codec, a consumer group, commit, committed offsets and watermarks: the tap test's
 /// round, run here against both clusters.
@@ -75,6 +96,33 @@ fn librdkafka_sees_the_same_on_the_fake_and_on_kafka() {
         "librdkafka",
         |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
         |s| assert_eq!(s["consumed"], 50, "5 codecs × 10: {s}"),
+    );
+}
+
+/// confluent-kafka (librdkafka)'s AdminClient: every call whose API the fake serves (topics,
+/// partitions, configs whole and incremental, ListOffsets by spec, DeleteRecords, groups and
+/// their offsets, the cluster), refusals included.
+#[test]
+fn librdkafka_admin_sees_the_same_on_the_fake_and_on_kafka() {
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_admin.py");
+    on_both(
+        "librdkafka admin",
+        |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
+        // validate_only created nothing; APPEND then SUBTRACT left "compact"; records deleted up
+        // to 2 and to the end; the group that left is deleted, the one with a member refused.
+        |s| {
+            assert_eq!(s["listed_after_validate_only"], serde_json::json!([]), "{s}");
+            assert_eq!(s["partitions_after"], 4, "{s}");
+            assert_eq!(s["after_subtract_delete"]["cleanup.policy"], "compact", "{s}");
+            assert_eq!(s["delete_records"], serde_json::json!([[0, 2], [1, 3]]), "{s}");
+            let deleted = serde_json::json!([
+                ["rd-admin-held-*", "NON_EMPTY_GROUP"],
+                ["rd-admin-left-*", "ok"],
+                ["rd-admin-no-group-*", "GROUP_ID_NOT_FOUND"]
+            ]);
+            assert_eq!(s["delete_groups"], deleted, "{s}");
+        },
     );
 }
 
@@ -117,6 +165,24 @@ fn librdkafka_transactions_see_the_same_on_the_fake_and_on_kafka() {
     );
 }
 
+/// confluent-kafka (librdkafka) static membership (KIP-345): a member restarting with its
+/// instance id gets its partitions back without a rebalance; another consumer with a live
+/// member's instance id takes its place and fences it.
+#[test]
+fn librdkafka_static_members_see_the_same_on_the_fake_and_on_kafka() {
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_static.py");
+    on_both(
+        "librdkafka static members",
+        |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
+        |s| {
+            assert_eq!(s["b_back_with_its_partitions"], true, "{s}");
+            assert_eq!(s["a_revoked_while_b_restarted"], 0, "no rebalance for a restart: {s}");
+            assert_eq!(s["a_fenced"], true, "{s}");
+        },
+    );
+}
+
 /// kafkajs: admin (create twice, AlterConfigs, DescribeConfigs, CreatePartitions, metadata,
 /// delete), an idempotent producer (none, gzip), a consumer group where b joins a and a leaves.
 #[test]
@@ -135,3 +201,4 @@ fn kafkajs_sees_the_same_on_the_fake_and_on_kafka() {
         },
     );
 }
+

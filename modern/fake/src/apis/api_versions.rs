@@ -1,6 +1,7 @@
 //! ApiVersions: the APIs served and their versions (KIP-511's client name and version are
-//! accepted and not needed), and the features clients decide by: `transaction.version` 2
-//! (KIP-890's transactions v2, which Kafka 4.x clusters run) when EndTxn v5 is served.
+//! accepted and not needed), and the features clients decide by, as a Kafka 4.x cluster
+//! finalizes them: `transaction.version` 2 (KIP-890's transactions v2) when EndTxn v5 is
+//! served, `group.version` 1 (KIP-848's consumer groups) when ConsumerGroupHeartbeat is.
 
 use kafka_wire::messages::api_versions_response::{ApiVersion, FinalizedFeatureKey, SupportedFeatureKey};
 use kafka_wire::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse};
@@ -30,12 +31,29 @@ const TXN_V2_END_TXN: i16 = 5;
 
 pub(crate) fn handle(shared: &Shared, _request: &ApiVersionsRequest) -> ApiVersionsResponse {
     let mut response = ApiVersionsResponse { api_keys: advertised(shared), ..Default::default() };
+    let mut feature = |name: &'static str, max: i16| {
+        let name = StrBytes::from_static_str(name);
+        response.supported_features.push(SupportedFeatureKey {
+            name: name.clone(),
+            min_version: 0,
+            max_version: max,
+            ..Default::default()
+        });
+        response.finalized_features.push(FinalizedFeatureKey {
+            name,
+            min_version_level: max,
+            max_version_level: max,
+            ..Default::default()
+        });
+    };
     if served_versions(shared, ApiKey::EndTxn).is_some_and(|v| v.contains(TXN_V2_END_TXN)) {
-        let name = StrBytes::from_static_str("transaction.version");
-        response.supported_features =
-            vec![SupportedFeatureKey { name: name.clone(), min_version: 0, max_version: 2, ..Default::default() }];
-        response.finalized_features =
-            vec![FinalizedFeatureKey { name, min_version_level: 2, max_version_level: 2, ..Default::default() }];
+        feature("transaction.version", 2);
+    }
+    if served_versions(shared, ApiKey::ConsumerGroupHeartbeat).is_some() {
+        // KIP-848's consumer groups.
+        feature("group.version", 1);
+    }
+    if !response.finalized_features.is_empty() {
         response.finalized_features_epoch = 1;
     }
     response

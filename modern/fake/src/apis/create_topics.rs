@@ -1,10 +1,11 @@
 //! CreateTopics: partitions and replication factor (-1 for the cluster's defaults) or replicas
-//! assigned by the client, configs kept as given, `validate_only` checked and not applied.
+//! assigned by the client, configs kept as given, `validate_only` checked and not applied; from
+//! v5 each topic's resulting configs are answered, as DescribeConfigs describes them.
 
 use std::collections::BTreeMap;
 
 use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::create_topics_response::CreatableTopicResult;
+use kafka_wire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
 use kafka_wire::messages::{CreateTopicsRequest, CreateTopicsResponse};
 use kafka_wire::{ErrorCode, StrBytes, Uuid};
 
@@ -19,14 +20,25 @@ pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16
         .map(|t| {
             let mut result = CreatableTopicResult { name: t.name.clone(), ..Default::default() };
             match create(&mut state, t, request.validate_only) {
-                Ok((id, partitions, replication)) => {
+                Ok((id, partitions, replication, configs)) => {
                     // Kafka's controller says null, not the schema's default of "".
                     result.error_message = None;
                     result.topic_id = id;
                     result.num_partitions = partitions;
                     result.replication_factor = replication;
                     if version >= 5 {
-                        result.configs = Some(Vec::new());
+                        let entries = super::describe_configs::topic_entries(&configs);
+                        result.configs = Some(
+                            entries
+                                .into_iter()
+                                .map(|(name, value, source, _)| CreatableTopicConfigs {
+                                    name: StrBytes::from(name),
+                                    value: Some(StrBytes::from(value)),
+                                    config_source: source,
+                                    ..Default::default()
+                                })
+                                .collect(),
+                        );
                     }
                 }
                 Err(Refused(code, message)) => {
@@ -45,8 +57,12 @@ pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16
 
 /// Creates one topic (or only checks it, for `validate_only`), in the order Kafka's controller
 /// checks: the name, the configs, then the partitions (counts, or the replicas assigned).
-/// Returns its id (nil when only checked), partition count and replication factor.
-fn create(state: &mut State, t: &CreatableTopic, validate_only: bool) -> Result<(Uuid, i32, i16), Refused> {
+/// Returns its id (nil when only checked), partition count, replication factor and configs.
+fn create(
+    state: &mut State,
+    t: &CreatableTopic,
+    validate_only: bool,
+) -> Result<(Uuid, i32, i16, BTreeMap<String, String>), Refused> {
     let name = t.name.as_str();
     state.check_new_name(name)?;
     let bad_config = t.configs.iter().find(|c| {
@@ -68,8 +84,8 @@ fn create(state: &mut State, t: &CreatableTopic, validate_only: bool) -> Result<
     let (partitions, replication) = (replicas.len() as i32, replicas[0].len() as i16);
     let configs: BTreeMap<String, String> =
         t.configs.iter().filter_map(|c| Some((c.name.to_string(), c.value.as_ref()?.to_string()))).collect();
-    let id = if validate_only { Uuid::nil() } else { state.add_topic(name, replicas, configs) };
-    Ok((id, partitions, replication))
+    let id = if validate_only { Uuid::nil() } else { state.add_topic(name, replicas, configs.clone()) };
+    Ok((id, partitions, replication, configs))
 }
 
 /// The replicas of a manual assignment, partition by partition: the counts must be left to it

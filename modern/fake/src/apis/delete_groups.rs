@@ -5,6 +5,7 @@ use kafka_wire::messages::{DeleteGroupsRequest, DeleteGroupsResponse};
 use kafka_wire::ErrorCode;
 
 use super::{coordinates, Ctx};
+use crate::consumer_groups::is_consumer_group;
 use crate::groups::Phase;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteGroupsRequest) -> DeleteGroupsResponse {
@@ -15,6 +16,16 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteGroupsRequest) -> DeleteGroup
         .map(|id| {
             let error_code = match coordinates(&state, ctx.node, id) {
                 Err(code) => code,
+                // A KIP-848 group goes with the classic group keeping its offsets.
+                Ok(()) if is_consumer_group(&state, id) => {
+                    if state.consumer_groups[id.as_str()].members.is_empty() {
+                        state.consumer_groups.remove(id.as_str());
+                        state.groups.remove(id.as_str());
+                        ErrorCode::NONE
+                    } else {
+                        ErrorCode::NON_EMPTY_GROUP
+                    }
+                }
                 Ok(()) => match state.groups.get(id.as_str()).map(|g| g.phase) {
                     None => ErrorCode::GROUP_ID_NOT_FOUND,
                     Some(Phase::Empty) => {

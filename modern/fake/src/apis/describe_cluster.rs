@@ -22,6 +22,12 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeClusterRequest) -> Describe
         endpoint_type: BROKERS,
         cluster_id: StrBytes::from(state.cluster_id.clone()),
         controller_id: BrokerId(state.live_nodes().first().copied().unwrap_or(-1)),
+        // Kafka's schema default when not asked for.
+        cluster_authorized_operations: if request.include_cluster_authorized_operations {
+            super::authorized::CLUSTER
+        } else {
+            i32::MIN
+        },
         brokers: state
             .nodes
             .iter()

@@ -1,17 +1,20 @@
 //! DescribeConfigs: a topic's configs (set ones as DYNAMIC_TOPIC_CONFIG, the rest as Kafka's
-//! defaults) or a node's broker defaults, all or the keys asked.
+//! defaults, cluster-wide or built in) or a node's broker defaults, all or the keys asked.
+
+use std::collections::BTreeMap;
 
 use kafka_wire::messages::describe_configs_response::{DescribeConfigsResourceResult, DescribeConfigsResult};
 use kafka_wire::messages::{DescribeConfigsRequest, DescribeConfigsResponse};
 use kafka_wire::{ErrorCode, StrBytes};
 
 use super::Ctx;
-use crate::topic_configs::{broker_configs, Kind, TOPIC_CONFIGS};
+use crate::topic_configs::{broker_configs, Kind, CLUSTER_DEFAULTS, TOPIC_CONFIGS};
 
 pub(crate) const TOPIC: i8 = 2;
 pub(crate) const BROKER: i8 = 4;
 /// Where a value comes from (`ConfigSource` in Kafka).
 const DYNAMIC_TOPIC_CONFIG: i8 = 1;
+const DYNAMIC_DEFAULT_BROKER_CONFIG: i8 = 3;
 const DEFAULT_CONFIG: i8 = 5;
 const STATIC_BROKER_CONFIG: i8 = 4;
 
@@ -32,13 +35,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> Describe
                         result.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
                         return result;
                     }
-                    Some(topic) => TOPIC_CONFIGS
-                        .iter()
-                        .map(|(name, default, kind)| match topic.configs.get(*name) {
-                            Some(set) => (name.to_string(), set.clone(), DYNAMIC_TOPIC_CONFIG, *kind),
-                            None => (name.to_string(), default.to_string(), DEFAULT_CONFIG, *kind),
-                        })
-                        .collect(),
+                    Some(topic) => topic_entries(&topic.configs),
                 },
                 BROKER if resource.resource_name.parse::<i32>().is_ok_and(|id| state.nodes.contains_key(&id)) => {
                     broker_configs(state.default_partitions)
@@ -79,6 +76,20 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> Describe
         })
         .collect();
     DescribeConfigsResponse { results, ..Default::default() }
+}
+
+/// Every config of a topic that sets `configs`: (name, value, source, type), in name order.
+pub(crate) fn topic_entries(configs: &BTreeMap<String, String>) -> Vec<(String, String, i8, Kind)> {
+    TOPIC_CONFIGS
+        .iter()
+        .map(|(name, default, kind)| match configs.get(*name) {
+            Some(set) => (name.to_string(), set.clone(), DYNAMIC_TOPIC_CONFIG, *kind),
+            None if CLUSTER_DEFAULTS.contains(name) => {
+                (name.to_string(), default.to_string(), DYNAMIC_DEFAULT_BROKER_CONFIG, *kind)
+            }
+            None => (name.to_string(), default.to_string(), DEFAULT_CONFIG, *kind),
+        })
+        .collect()
 }
 
 /// The topic an alter request names, or its refusal: only topic configs are altered here.

@@ -13,6 +13,9 @@ const NOT_FOUND_FROM: i16 = 6;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeGroupsRequest) -> DescribeGroupsResponse {
     let state = ctx.shared.state();
+    // Asked for from v3; a group answered with an error gets none (Kafka's schema default).
+    let operations =
+        if ctx.version >= 3 && request.include_authorized_operations { super::authorized::GROUP } else { i32::MIN };
     let groups = request
         .groups
         .iter()
@@ -22,15 +25,21 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeGroupsRequest) -> DescribeG
                 described.error_code = code;
                 return described;
             }
-            let Some(group) = state.groups.get(id.as_str()) else {
+            // A KIP-848 group is not described here (its offsets' classic group is not shown).
+            let consumer = crate::consumer_groups::is_consumer_group(&state, id);
+            let Some(group) = state.groups.get(id.as_str()).filter(|_| !consumer) else {
                 described.group_state = StrBytes::from_static_str("Dead");
                 if ctx.version >= NOT_FOUND_FROM {
                     described.error_code = ErrorCode::GROUP_ID_NOT_FOUND;
-                    described.error_message = Some(StrBytes::from(format!("Group {id} not found.")));
+                    let why = if consumer { "is not a classic group" } else { "not found" };
+                    described.error_message = Some(StrBytes::from(format!("Group {id} {why}.")));
+                } else {
+                    described.authorized_operations = operations;
                 }
                 return described;
             };
             described.group_state = StrBytes::from_static_str(group.phase.name());
+            described.authorized_operations = operations;
             described.protocol_type = StrBytes::from(group.protocol_type.clone().unwrap_or_default());
             // The protocol is named, and metadata and assignments shown, once it is chosen.
             let settled = matches!(group.phase, Phase::Stable | Phase::CompletingRebalance);

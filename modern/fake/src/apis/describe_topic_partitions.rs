@@ -27,6 +27,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeTopicPartitionsRequest) -> 
             topics.push(DescribeTopicPartitionsResponseTopic {
                 error_code: ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
                 name: Some(TopicName(StrBytes::from(name))),
+                topic_authorized_operations: super::authorized::TOPIC,
                 ..Default::default()
             });
             continue;
@@ -58,6 +59,8 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeTopicPartitionsRequest) -> 
         topics.push(DescribeTopicPartitionsResponseTopic {
             name: Some(TopicName(StrBytes::from(name))),
             topic_id: topic.id,
+            // Always (unknown topics too), as Kafka answers without an authorizer.
+            topic_authorized_operations: super::authorized::TOPIC,
             partitions,
             ..Default::default()
         });

@@ -14,6 +14,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: HeartbeatRequest) -> HeartbeatRespo
         coordinates(&state, ctx.node, &request.group_id)?;
         let group = state.groups.get_mut(request.group_id.as_str()).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;
         let member = request.member_id.to_string();
+        group.check_instance(&member, request.group_instance_id.as_deref())?;
         if !group.members.contains_key(&member) {
             return Err(ErrorCode::UNKNOWN_MEMBER_ID);
         }

@@ -71,6 +71,8 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGrou
                     protocol_name: Some(StrBytes::from(answer.protocol)),
                     leader: StrBytes::from(answer.leader),
                     member_id: StrBytes::from(member_id),
+                    // KIP-814's field is v9+; an older leader gets the members and assigns again.
+                    skip_assignment: answer.skip_assignment && ctx.version >= 9,
                     members: answer
                         .members
                         .into_iter()

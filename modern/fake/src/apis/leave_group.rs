@@ -17,16 +17,38 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: LeaveGroupRequest) -> LeaveGroupRes
         if let Err(error_code) = coordinates(&state, ctx.node, &request.group_id) {
             return LeaveGroupResponse { error_code, ..Default::default() };
         }
-        let ids: Vec<String> = if ctx.version >= BATCHED_FROM {
-            request.members.iter().map(|m| m.member_id.to_string()).collect()
-        } else {
-            vec![request.member_id.to_string()]
-        };
         let Some(group) = state.groups.get_mut(request.group_id.as_str()) else {
             return LeaveGroupResponse { error_code: ErrorCode::UNKNOWN_MEMBER_ID, ..Default::default() };
         };
-        tracing::debug!(group = %request.group_id, ?ids, "LeaveGroup");
-        let known: Vec<bool> = ids.iter().map(|id| group.members.contains_key(id)).collect();
+        // v3+: a static member may be named by its instance id alone (KIP-345's admin removal);
+        // a member id another member's instance holds now is fenced.
+        let leaving: Vec<(String, ErrorCode)> = if ctx.version >= BATCHED_FROM {
+            request
+                .members
+                .iter()
+                .map(|m| {
+                    let instance = m.group_instance_id.as_deref();
+                    let id = match (m.member_id.is_empty(), instance.and_then(|i| group.static_member(i))) {
+                        (true, Some(current)) => current,
+                        _ => m.member_id.to_string(),
+                    };
+                    let code = match group.check_instance(&m.member_id, instance) {
+                        Err(code) if !m.member_id.is_empty() => code,
+                        _ if group.members.contains_key(&id) => ErrorCode::NONE,
+                        _ => ErrorCode::UNKNOWN_MEMBER_ID,
+                    };
+                    (id, code)
+                })
+                .collect()
+        } else {
+            let id = request.member_id.to_string();
+            let code = if group.members.contains_key(&id) { ErrorCode::NONE } else { ErrorCode::UNKNOWN_MEMBER_ID };
+            vec![(id, code)]
+        };
+        tracing::debug!(group = %request.group_id, ?leaving, "LeaveGroup");
+        let ids: Vec<String> =
+            leaving.iter().filter(|(_, c)| *c == ErrorCode::NONE).map(|(id, _)| id.clone()).collect();
+        let known: Vec<ErrorCode> = leaving.into_iter().map(|(_, code)| code).collect();
         group.remove(&ids, Instant::now());
         if ctx.version >= BATCHED_FROM {
             let members = request
@@ -36,14 +58,13 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: LeaveGroupRequest) -> LeaveGroupRes
                 .map(|(m, known)| MemberResponse {
                     member_id: m.member_id.clone(),
                     group_instance_id: m.group_instance_id.clone(),
-                    error_code: if *known { ErrorCode::NONE } else { ErrorCode::UNKNOWN_MEMBER_ID },
+                    error_code: *known,
                     ..Default::default()
                 })
                 .collect();
             LeaveGroupResponse { members, ..Default::default() }
         } else {
-            let error_code = if known[0] { ErrorCode::NONE } else { ErrorCode::UNKNOWN_MEMBER_ID };
-            LeaveGroupResponse { error_code, ..Default::default() }
+            LeaveGroupResponse { error_code: known[0], ..Default::default() }
         }
     };
     ctx.shared.groups_changed.notify_waiters();

@@ -5,22 +5,33 @@ use kafka_wire::messages::{ListGroupsRequest, ListGroupsResponse};
 use kafka_wire::{GroupId, StrBytes};
 
 use super::Ctx;
+use crate::consumer_groups::is_consumer_group;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: ListGroupsRequest) -> ListGroupsResponse {
     let state = ctx.shared.state();
     let wanted =
         |filter: &[StrBytes], value: &str| filter.is_empty() || filter.iter().any(|f| f.eq_ignore_ascii_case(value));
-    let groups = state
+    // Each id once, with its type: a KIP-848 group's offsets are kept in a classic group of the
+    // same id, which is not listed then.
+    let classic = state
         .groups
         .iter()
-        .filter(|(id, _)| state.coordinator_of(id) == Some(ctx.node))
-        .filter(|(_, g)| wanted(&request.states_filter, g.phase.name()))
-        .filter(|_| wanted(&request.types_filter, "classic"))
-        .map(|(id, g)| ListedGroup {
+        .filter(|(id, _)| !is_consumer_group(&state, id))
+        .map(|(id, g)| (id, "classic", g.protocol_type.clone().unwrap_or_default(), g.phase.name()));
+    let consumer = state
+        .consumer_groups
+        .iter()
+        .filter(|(id, _)| is_consumer_group(&state, id))
+        .map(|(id, g)| (id, "consumer", "consumer".to_string(), g.state_name()));
+    let groups = classic
+        .chain(consumer)
+        .filter(|(id, ..)| state.coordinator_of(id) == Some(ctx.node))
+        .filter(|(_, kind, _, phase)| wanted(&request.states_filter, phase) && wanted(&request.types_filter, kind))
+        .map(|(id, kind, protocol_type, phase)| ListedGroup {
             group_id: GroupId(StrBytes::from(id.clone())),
-            protocol_type: StrBytes::from(g.protocol_type.clone().unwrap_or_default()),
-            group_state: StrBytes::from_static_str(g.phase.name()),
-            group_type: StrBytes::from_static_str("classic"),
+            protocol_type: StrBytes::from(protocol_type),
+            group_state: StrBytes::from_static_str(phase),
+            group_type: StrBytes::from_static_str(kind),
             ..Default::default()
         })
         .collect();

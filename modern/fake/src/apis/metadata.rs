@@ -20,7 +20,12 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
         None => true,
         Some(asked) => version == 0 && asked.is_empty(),
     };
-    let topics = match request.topics {
+    // Asked for from v8 (the cluster's only until v10), answered as Kafka without an authorizer.
+    let (cluster_ops, topic_ops) = (
+        (8..=10).contains(&version) && request.include_cluster_authorized_operations,
+        version >= 8 && request.include_topic_authorized_operations,
+    );
+    let mut topics: Vec<MetadataResponseTopic> = match request.topics {
         _ if every => state.topics.keys().map(|name| topic(&state, name, Uuid::nil())).collect(),
         None => Vec::new(),
         Some(asked) => asked
@@ -43,6 +48,11 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
             })
             .collect(),
     };
+    if topic_ops {
+        for t in topics.iter_mut().filter(|t| t.name.is_some()) {
+            t.topic_authorized_operations = super::authorized::TOPIC;
+        }
+    }
     MetadataResponse {
         brokers: state
             .nodes
@@ -58,6 +68,7 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
             .collect(),
         cluster_id: Some(StrBytes::from(state.cluster_id.clone())),
         controller_id: BrokerId(state.live_nodes().first().copied().unwrap_or(-1)),
+        cluster_authorized_operations: if cluster_ops { super::authorized::CLUSTER } else { i32::MIN },
         topics,
         ..Default::default()
     }

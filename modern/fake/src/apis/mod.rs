@@ -5,6 +5,8 @@ mod add_offsets_to_txn;
 mod add_partitions_to_txn;
 mod alter_configs;
 pub(crate) mod api_versions;
+mod consumer_group_describe;
+mod consumer_group_heartbeat;
 mod create_partitions;
 mod create_topics;
 mod delete_groups;
@@ -88,6 +90,8 @@ pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::TxnOffsetCommit,
     ApiKey::DescribeTransactions,
     ApiKey::ListTransactions,
+    ApiKey::ConsumerGroupHeartbeat,
+    ApiKey::ConsumerGroupDescribe,
 ];
 
 /// The versions of `api` the cluster serves: those kafka-wire's messages read, within the
@@ -130,6 +134,8 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<Respon
         RequestKind::EndTxn(r) => end_txn::handle(ctx, r).into(),
         RequestKind::DescribeTransactions(r) => describe_transactions::handle(ctx, r).into(),
         RequestKind::ListTransactions(r) => list_transactions::handle(ctx, r).into(),
+        RequestKind::ConsumerGroupHeartbeat(r) => consumer_group_heartbeat::handle(ctx, r).into(),
+        RequestKind::ConsumerGroupDescribe(r) => consumer_group_describe::handle(ctx, r).into(),
         RequestKind::FindCoordinator(r) => find_coordinator::handle(ctx, r).into(),
         RequestKind::JoinGroup(r) => join_group::handle(ctx, r).await.into(),
         RequestKind::SyncGroup(r) => sync_group::handle(ctx, r).await.into(),
@@ -182,4 +188,22 @@ pub(crate) fn check_leader_epoch(claimed: i32, current: i32) -> Result<(), kafka
         c if c > current => Err(kafka_wire::ErrorCode::UNKNOWN_LEADER_EPOCH),
         _ => Ok(()),
     }
+}
+
+/// "Authorized operations" as Kafka answers them without an authorizer: every operation the
+/// resource type supports (its `AclEntry.supportedOperations`), one bit per `AclOperation` code.
+pub(crate) mod authorized {
+    const fn bits(codes: &[u8]) -> i32 {
+        let (mut field, mut i) = (0, 0);
+        while i < codes.len() {
+            field |= 1 << codes[i];
+            i += 1;
+        }
+        field
+    }
+    // AclOperation codes: READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8,
+    // CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12.
+    pub(crate) const TOPIC: i32 = bits(&[3, 4, 5, 6, 7, 8, 10, 11]);
+    pub(crate) const GROUP: i32 = bits(&[3, 6, 8, 10, 11]);
+    pub(crate) const CLUSTER: i32 = bits(&[5, 7, 8, 9, 10, 11, 12]);
 }

@@ -10,6 +10,8 @@ use kafka_wire::ErrorCode;
 use super::{coordinates, Ctx};
 use crate::groups::{Committed, Group, Phase};
 
+/// OffsetCommit v9 carries a KIP-848 member's epoch.
+const MEMBER_EPOCH_FROM: i16 = 9;
 /// OffsetCommit v10 names topics by id.
 const TOPIC_IDS_FROM: i16 = 10;
 
@@ -21,10 +23,21 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
         coordinates(&state, ctx.node, &group_id)?;
         let generation = request.generation_id_or_member_epoch;
         let member = request.member_id.to_string();
-        let group = state
+        state
             .groups
             .entry(group_id.clone())
             .or_insert_with(|| Group::new(now, ctx.shared.config.group_initial_rebalance_delay));
+        // A KIP-848 group: its member at its current epoch (OffsetCommit v9+ carries it).
+        if let Some(cg) = state.consumer_groups.get(&group_id).filter(|g| !g.members.is_empty()) {
+            if generation < 0 && member.is_empty() {
+                return Err(ErrorCode::UNKNOWN_MEMBER_ID);
+            }
+            if ctx.version < MEMBER_EPOCH_FROM {
+                return Err(ErrorCode::UNSUPPORTED_VERSION);
+            }
+            return cg.check_member(&member, generation);
+        }
+        let group = state.groups.get_mut(&group_id).expect("created above");
         if generation < 0 && member.is_empty() {
             // A commit from outside the group: only while it has no members.
             return if group.phase == Phase::Empty { Ok(()) } else { Err(ErrorCode::UNKNOWN_MEMBER_ID) };
@@ -32,6 +45,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
         // Kafka's order (`ClassicGroup.validateOffsetCommit`): the member, its generation, then
         // the phase. Members may commit while a round of joins runs (before they rejoin), not
         // between its end and the leader's assignment.
+        group.check_instance(&member, request.group_instance_id.as_deref())?;
         group.check_member(&member, generation)?;
         if group.phase == Phase::CompletingRebalance {
             return Err(ErrorCode::REBALANCE_IN_PROGRESS);

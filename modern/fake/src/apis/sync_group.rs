@@ -21,7 +21,11 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: SyncGroupRequest) -> SyncGrou
         }
         let Some(group) = state.groups.get_mut(&group_id) else { return refuse(ErrorCode::UNKNOWN_MEMBER_ID) };
         tracing::debug!(group = %group_id, member = %member_id, generation = request.generation_id, phase = ?group.phase, at = group.generation, "SyncGroup");
-        if let Err(code) = group.check_member(&member_id, request.generation_id) {
+        let instance = request.group_instance_id.as_deref();
+        if let Err(code) = group
+            .check_instance(&member_id, instance)
+            .and_then(|()| group.check_member(&member_id, request.generation_id))
+        {
             return refuse(code);
         }
         if ctx.version >= 5 {

@@ -1,0 +1,557 @@
+//! KIP-848 consumer groups, after Kafka's `GroupMetadataManager`: members heartbeat their
+//! subscription (topic names or a regular expression) and what they own; the coordinator keeps
+//! a group epoch, computes a target assignment with a server-side assignor (`uniform`, sticky
+//! and balanced, or `range`, per topic) whenever the epoch moves, and reconciles each member
+//! towards it: partitions to give up are revoked first (the member keeps its epoch until it
+//! says it let them go), partitions another member still owns are handed over only once
+//! released, and a member that has all it can get moves to the assignment's epoch.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use kafka_wire::{ErrorCode, Uuid};
+
+/// What a member owns or is given: topic id → partitions.
+pub(crate) type Owned = BTreeMap<Uuid, BTreeSet<i32>>;
+
+/// Kafka's `group.consumer.heartbeat.interval.ms` and `group.consumer.session.timeout.ms`.
+pub(crate) const HEARTBEAT_INTERVAL_MS: i32 = 5_000;
+const SESSION_TIMEOUT: Duration = Duration::from_secs(45);
+
+/// The assignors Kafka's `group.consumer.assignors` has by default, the first the default.
+pub(crate) const ASSIGNORS: [&str; 2] = ["uniform", "range"];
+
+/// One member.
+#[derive(Debug, Clone)]
+pub(crate) struct CgMember {
+    pub epoch: i32,
+    previous_epoch: i32,
+    pub instance_id: Option<String>,
+    pub rack_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    rebalance_timeout: Duration,
+    pub subscribed_names: Vec<String>,
+    pub subscribed_regex: Option<String>,
+    assignor: Option<String>,
+    /// What it has been given and not asked to give up.
+    pub assigned: Owned,
+    /// What it must give up, and still owns until it says otherwise.
+    revoking: Owned,
+    revoke_by: Option<Instant>,
+    /// The assignment last sent, so that an unchanged one is not sent again.
+    sent: Option<Owned>,
+    last_seen: Instant,
+}
+
+/// A consumer group's membership (its offsets live with the classic group of the same id).
+#[derive(Debug, Default)]
+pub(crate) struct ConsumerGroup {
+    pub epoch: i32,
+    pub assignment_epoch: i32,
+    pub assignor: String,
+    pub members: BTreeMap<String, CgMember>,
+    pub target: BTreeMap<String, Owned>,
+}
+
+/// The topics a group can be assigned: name → (id, partitions).
+pub(crate) type Topics = BTreeMap<String, (Uuid, i32)>;
+
+/// A ConsumerGroupHeartbeat's fields the coordinator uses.
+pub(crate) struct Beat {
+    pub member_id: String,
+    pub member_epoch: i32,
+    pub instance_id: Option<String>,
+    pub rack_id: Option<String>,
+    pub rebalance_timeout_ms: i32,
+    pub subscribed_names: Option<Vec<String>>,
+    pub subscribed_regex: Option<String>,
+    pub assignor: Option<String>,
+    pub owned: Option<Owned>,
+    pub client_id: String,
+    pub client_host: String,
+}
+
+/// The coordinator's answer: the member's id and epoch, and its assignment if it changed.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub member_id: String,
+    pub member_epoch: i32,
+    pub assignment: Option<Owned>,
+}
+
+/// An error code and Kafka's message for it.
+pub(crate) type Refusal = (ErrorCode, String);
+
+impl ConsumerGroup {
+    /// Kafka's name for the group's state.
+    pub fn state_name(&self) -> &'static str {
+        if self.members.is_empty() {
+            "Empty"
+        } else if self.assignment_epoch < self.epoch {
+            "Assigning"
+        } else if self.members.values().any(|m| m.epoch != self.assignment_epoch || !m.revoking.is_empty()) {
+            "Reconciling"
+        } else {
+            "Stable"
+        }
+    }
+
+    /// One heartbeat: join (epoch 0), leave (-1, or -2 for a static member), or keep going.
+    pub fn heartbeat(&mut self, beat: Beat, topics: &Topics, now: Instant) -> Result<Answer, Refusal> {
+        if beat.member_epoch < 0 {
+            if self.members.remove(&beat.member_id).is_none() {
+                return Err((
+                    ErrorCode::UNKNOWN_MEMBER_ID,
+                    format!("Member {} is not a member of the group.", beat.member_id),
+                ));
+            }
+            self.target.remove(&beat.member_id);
+            self.epoch += 1;
+            return Ok(Answer { member_id: beat.member_id, member_epoch: beat.member_epoch, assignment: None });
+        }
+        if beat.member_epoch == 0 {
+            if beat.subscribed_names.is_none() && beat.subscribed_regex.is_none() {
+                return Err((
+                    ErrorCode::INVALID_REQUEST,
+                    "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.".to_string(),
+                ));
+            }
+            let member = CgMember {
+                epoch: 0,
+                previous_epoch: -1,
+                instance_id: beat.instance_id.clone(),
+                rack_id: beat.rack_id.clone(),
+                client_id: beat.client_id.clone(),
+                client_host: beat.client_host.clone(),
+                rebalance_timeout: Duration::from_millis(beat.rebalance_timeout_ms.max(0) as u64),
+                subscribed_names: Vec::new(),
+                subscribed_regex: None,
+                assignor: None,
+                assigned: Owned::new(),
+                revoking: Owned::new(),
+                revoke_by: None,
+                sent: None,
+                last_seen: now,
+            };
+            // A member that joins again starts over.
+            self.members.insert(beat.member_id.clone(), member);
+        }
+        let epoch = self.epoch;
+        let Some(member) = self.members.get_mut(&beat.member_id) else {
+            return Err((
+                ErrorCode::UNKNOWN_MEMBER_ID,
+                format!("Member {} is not a member of the group.", beat.member_id),
+            ));
+        };
+        if beat.member_epoch != member.epoch {
+            // A member that missed our last answer may still speak with its epoch before it.
+            let retried = beat.member_epoch == member.previous_epoch
+                && beat.owned.as_ref().is_some_and(|owned| is_within(owned, &member.assigned));
+            if !retried {
+                return Err((
+                    ErrorCode::FENCED_MEMBER_EPOCH,
+                    format!("The consumer group member has a smaller member epoch ({}) than the one known by the group coordinator ({}). The member must abandon all its partitions and rejoin.", beat.member_epoch, member.epoch),
+                ));
+            }
+        }
+        member.last_seen = now;
+        // A member joining moves the group's epoch, as does a new subscription.
+        let mut changed = beat.member_epoch == 0;
+        if let Some(names) = beat.subscribed_names {
+            changed |= names != member.subscribed_names;
+            member.subscribed_names = names;
+        }
+        if let Some(regex) = beat.subscribed_regex {
+            let regex = Some(regex).filter(|r| !r.is_empty());
+            changed |= regex != member.subscribed_regex;
+            member.subscribed_regex = regex;
+        }
+        if let Some(assignor) = beat.assignor {
+            member.assignor = Some(assignor);
+        }
+        if let Some(owned) = &beat.owned {
+            // It let go of what it was asked to give up.
+            if !member.revoking.is_empty()
+                && member.revoking.iter().all(|(t, ps)| owned.get(t).is_none_or(|o| o.is_disjoint(ps)))
+            {
+                member.revoking.clear();
+                member.revoke_by = None;
+            }
+        }
+        if changed {
+            self.epoch = epoch + 1;
+        }
+        if self.assignment_epoch < self.epoch {
+            self.assign(topics);
+        }
+        let is_join = beat.member_epoch == 0;
+        Ok(self.reconcile(&beat.member_id, is_join, now))
+    }
+
+    /// The target assignment for every member, at the group's epoch.
+    fn assign(&mut self, topics: &Topics) {
+        let assignor = self
+            .members
+            .values()
+            .find_map(|m| m.assignor.clone())
+            .filter(|a| ASSIGNORS.contains(&a.as_str()))
+            .unwrap_or_else(|| ASSIGNORS[0].to_string());
+        let subscriptions: BTreeMap<String, BTreeSet<String>> =
+            self.members.iter().map(|(id, m)| (id.clone(), subscribed(m, topics))).collect();
+        self.target = if assignor == "range" {
+            range(&subscriptions, topics)
+        } else {
+            uniform(&subscriptions, topics, &self.target)
+        };
+        self.assignor = assignor;
+        self.assignment_epoch = self.epoch;
+    }
+
+    /// Moves `member` towards its target: revoke first, then hand over what others released.
+    fn reconcile(&mut self, id: &str, is_join: bool, now: Instant) -> Answer {
+        let target = self.target.get(id).cloned().unwrap_or_default();
+        let held_by_others: Owned = self
+            .members
+            .iter()
+            .filter(|(other, _)| other.as_str() != id)
+            .flat_map(|(_, m)| m.assigned.iter().chain(m.revoking.iter()))
+            .fold(Owned::new(), |mut all, (t, ps)| {
+                all.entry(*t).or_default().extend(ps);
+                all
+            });
+        let assignment_epoch = self.assignment_epoch;
+        let member = self.members.get_mut(id).expect("the member heartbeating");
+        if member.revoking.is_empty() {
+            let to_revoke = minus(&member.assigned, &target);
+            if to_revoke.is_empty() {
+                // Everything of its target that nobody else still owns.
+                let free = minus(&minus(&target, &member.assigned), &held_by_others);
+                for (t, ps) in free {
+                    member.assigned.entry(t).or_default().extend(ps);
+                }
+                if member.epoch != assignment_epoch {
+                    member.previous_epoch = member.epoch;
+                    member.epoch = assignment_epoch;
+                }
+            } else {
+                member.assigned = intersect(&member.assigned, &target);
+                member.revoking = to_revoke;
+                member.revoke_by = Some(now + member.rebalance_timeout);
+            }
+        }
+        let assignment = (is_join || member.sent.as_ref() != Some(&member.assigned)).then(|| member.assigned.clone());
+        if assignment.is_some() {
+            member.sent = Some(member.assigned.clone());
+        }
+        Answer { member_id: id.to_string(), member_epoch: member.epoch, assignment }
+    }
+
+    /// Members silent past the session timeout, or holding partitions past their rebalance
+    /// timeout, are removed; true if any was.
+    pub fn expire(&mut self, now: Instant) -> bool {
+        let gone: Vec<String> = self
+            .members
+            .iter()
+            .filter(|(_, m)| {
+                now.duration_since(m.last_seen) > SESSION_TIMEOUT || m.revoke_by.is_some_and(|by| now > by)
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &gone {
+            tracing::debug!(member = %id, "consumer group member expired");
+            self.members.remove(id);
+            self.target.remove(id);
+        }
+        if !gone.is_empty() {
+            self.epoch += 1;
+        }
+        !gone.is_empty()
+    }
+
+    /// Whether `member` at `epoch` may commit offsets (Kafka's `ConsumerGroup.validateOffsetCommit`).
+    pub fn check_member(&self, member: &str, epoch: i32) -> Result<(), ErrorCode> {
+        let m = self.members.get(member).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;
+        if epoch != m.epoch {
+            return Err(ErrorCode::STALE_MEMBER_EPOCH);
+        }
+        Ok(())
+    }
+}
+
+/// Whether `id` names a KIP-848 group: a consumer group of that id, and no classic member (the
+/// classic group of the same id then only keeps its offsets).
+pub(crate) fn is_consumer_group(state: &crate::state::State, id: &str) -> bool {
+    state.consumer_groups.contains_key(id) && state.groups.get(id).is_none_or(|g| g.members.is_empty())
+}
+
+/// The topics `member` subscribes to that exist: by name, or by its regular expression
+/// (RE2/J in Kafka; the `regex` crate's syntax is RE2's), matched against the whole name.
+fn subscribed(member: &CgMember, topics: &Topics) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> =
+        member.subscribed_names.iter().filter(|n| topics.contains_key(*n)).cloned().collect();
+    if let Some(regex) = member.subscribed_regex.as_ref().and_then(|r| regex::Regex::new(&format!("^(?:{r})$")).ok()) {
+        names.extend(topics.keys().filter(|t| regex.is_match(t)).cloned());
+    }
+    names
+}
+
+/// `uniform`: every subscribed partition to one member, each member's count within one of the
+/// others' among those subscribed alike; a partition stays with the member that had it in the
+/// previous target while that keeps the balance.
+fn uniform(
+    subscriptions: &BTreeMap<String, BTreeSet<String>>,
+    topics: &Topics,
+    previous: &BTreeMap<String, Owned>,
+) -> BTreeMap<String, Owned> {
+    let mut target: BTreeMap<String, Owned> = subscriptions.keys().map(|m| (m.clone(), Owned::new())).collect();
+    let mut counts: BTreeMap<&str, usize> = subscriptions.keys().map(|m| (m.as_str(), 0)).collect();
+    let partitions: Vec<(&str, Uuid, i32)> = topics
+        .iter()
+        .filter(|(name, _)| subscriptions.values().any(|s| s.contains(*name)))
+        .flat_map(|(name, (id, n))| (0..*n).map(move |p| (name.as_str(), *id, p)))
+        .collect();
+    let eligible = |topic: &str| -> Vec<&str> {
+        subscriptions.iter().filter(|(_, s)| s.contains(topic)).map(|(m, _)| m.as_str()).collect()
+    };
+    let homogeneous = subscriptions.values().all(|s| subscriptions.values().next() == Some(s));
+    let quota: BTreeMap<&str, usize> = if homogeneous {
+        // Kafka's UniformHomogeneousAssignmentBuilder: each member total / members, and
+        // total % members of them one more (Kafka's are the first in its member map's order;
+        // here those that had the most, so that fewer partitions move).
+        let n = subscriptions.len().max(1);
+        let (each, extra) = (partitions.len() / n, partitions.len() % n);
+        let had = |m: &str| {
+            let prev = previous.get(m);
+            partitions.iter().filter(|(_, id, p)| prev.and_then(|o| o.get(id)).is_some_and(|ps| ps.contains(p))).count()
+        };
+        let mut by_had: Vec<&str> = subscriptions.keys().map(String::as_str).collect();
+        by_had.sort_by_key(|m| (std::cmp::Reverse(had(m)), *m));
+        by_had.into_iter().enumerate().map(|(i, m)| (m, each + usize::from(i < extra))).collect()
+    } else {
+        // The most a member should hold: the partitions it may be given over the members
+        // sharing any of its topics, rounded up.
+        subscriptions
+            .iter()
+            .map(|(m, topics_of_m)| {
+                let mine = partitions.iter().filter(|(t, _, _)| topics_of_m.contains(*t)).count();
+                let sharing = subscriptions.values().filter(|s| !s.is_disjoint(topics_of_m)).count().max(1);
+                (m.as_str(), mine.div_ceil(sharing))
+            })
+            .collect()
+    };
+    let mut unassigned = Vec::new();
+    for &(topic, id, p) in &partitions {
+        let keeper = previous
+            .iter()
+            .find(|(m, owned)| {
+                owned.get(&id).is_some_and(|ps| ps.contains(&p))
+                    && subscriptions.get(*m).is_some_and(|s| s.contains(topic))
+            })
+            .map(|(m, _)| m.as_str())
+            .filter(|m| counts[m] < quota[m]);
+        match keeper {
+            Some(m) => {
+                target.get_mut(m).expect("a member").entry(id).or_default().insert(p);
+                *counts.get_mut(m).expect("a member") += 1;
+            }
+            None => unassigned.push((topic, id, p)),
+        }
+    }
+    for (topic, id, p) in unassigned {
+        // Those below their quota first, the least loaded first.
+        let Some(m) = eligible(topic).into_iter().min_by_key(|m| (counts[m] >= quota[m], counts[m], *m)) else {
+            continue;
+        };
+        target.get_mut(m).expect("a member").entry(id).or_default().insert(p);
+        *counts.get_mut(m).expect("a member") += 1;
+    }
+    // Balance before stickiness (Kafka's UniformHeterogeneousAssignmentBuilder): while a
+    // member holds two more than one subscribed to any of its partitions' topics, one moves.
+    // Each move narrows the spread, so this ends; alike subscriptions are balanced already.
+    let topic_of: BTreeMap<Uuid, &str> = partitions.iter().map(|(t, id, _)| (*id, *t)).collect();
+    loop {
+        let mut by_count: Vec<&str> = counts.keys().copied().collect();
+        by_count.sort_by_key(|m| (counts[m], *m));
+        let found = by_count.iter().rev().find_map(|&from| {
+            by_count.iter().filter(|&&to| counts[to] + 1 < counts[from]).find_map(|&to| {
+                let (id, p) = target[from]
+                    .iter()
+                    .flat_map(|(id, ps)| ps.iter().map(move |p| (*id, *p)))
+                    .find(|(id, _)| subscriptions[to].contains(topic_of[id]))?;
+                Some((from, to, id, p))
+            })
+        });
+        let Some((from, to, id, p)) = found else { break };
+        let owned = target.get_mut(from).expect("a member");
+        owned.get_mut(&id).expect("its partition").remove(&p);
+        owned.retain(|_, ps| !ps.is_empty());
+        target.get_mut(to).expect("a member").entry(id).or_default().insert(p);
+        *counts.get_mut(from).expect("a member") -= 1;
+        *counts.get_mut(to).expect("a member") += 1;
+    }
+    target
+}
+
+/// `range`: per topic, its members in id order each take a run of consecutive partitions, the
+/// first `partitions % members` one more.
+fn range(subscriptions: &BTreeMap<String, BTreeSet<String>>, topics: &Topics) -> BTreeMap<String, Owned> {
+    let mut target: BTreeMap<String, Owned> = subscriptions.keys().map(|m| (m.clone(), Owned::new())).collect();
+    for (name, (id, n)) in topics {
+        let members: Vec<&String> = subscriptions.iter().filter(|(_, s)| s.contains(name)).map(|(m, _)| m).collect();
+        if members.is_empty() {
+            continue;
+        }
+        let (each, extra) = (*n as usize / members.len(), *n as usize % members.len());
+        let mut next = 0;
+        for (i, m) in members.into_iter().enumerate() {
+            let count = each + usize::from(i < extra);
+            if count > 0 {
+                target.get_mut(m).expect("a member").insert(*id, (next..next + count as i32).collect());
+            }
+            next += count as i32;
+        }
+    }
+    target
+}
+
+fn minus(a: &Owned, b: &Owned) -> Owned {
+    a.iter()
+        .filter_map(|(t, ps)| {
+            let left: BTreeSet<i32> = ps.iter().filter(|p| !b.get(t).is_some_and(|o| o.contains(p))).copied().collect();
+            (!left.is_empty()).then_some((*t, left))
+        })
+        .collect()
+}
+
+fn intersect(a: &Owned, b: &Owned) -> Owned {
+    minus(a, &minus(a, b))
+}
+
+fn is_within(a: &Owned, b: &Owned) -> bool {
+    minus(a, b).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn beat(member: &str, epoch: i32, owned: Option<Owned>) -> Beat {
+        Beat {
+            member_id: member.to_string(),
+            member_epoch: epoch,
+            instance_id: None,
+            rack_id: None,
+            rebalance_timeout_ms: 60_000,
+            subscribed_names: (epoch == 0).then(|| vec!["t".to_string()]),
+            subscribed_regex: None,
+            assignor: None,
+            owned,
+            client_id: "c".to_string(),
+            client_host: "/127.0.0.1".to_string(),
+        }
+    }
+
+    fn count(o: &Owned) -> usize {
+        o.values().map(BTreeSet::len).sum()
+    }
+
+    #[test]
+    fn a_second_member_gets_partitions_only_after_the_first_revokes_them() {
+        let id = Uuid::from_bytes([1; 16]);
+        let topics: Topics = [("t".to_string(), (id, 4))].into();
+        let now = Instant::now();
+        let mut g = ConsumerGroup::default();
+        let a = g.heartbeat(beat("a", 0, None), &topics, now).unwrap();
+        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (1, Some(4)));
+        let owned_a = a.assignment.unwrap();
+        let b = g.heartbeat(beat("b", 0, None), &topics, now).unwrap();
+        // b is at the new epoch but its partitions are still a's.
+        assert_eq!((b.member_epoch, b.assignment.as_ref().map(count)), (2, Some(0)));
+        assert_eq!(g.state_name(), "Reconciling");
+        // a is asked to give up two and keeps its epoch until it does.
+        let a = g.heartbeat(beat("a", 1, Some(owned_a)), &topics, now).unwrap();
+        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (1, Some(2)));
+        let kept = a.assignment.unwrap();
+        let a = g.heartbeat(beat("a", 1, Some(kept.clone())), &topics, now).unwrap();
+        assert_eq!((a.member_epoch, a.assignment), (2, None), "the same two, now at epoch 2");
+        let b = g.heartbeat(beat("b", 2, Some(Owned::new())), &topics, now).unwrap();
+        assert_eq!(b.assignment.as_ref().map(count), Some(2));
+        assert!(is_within(&kept, &minus(&kept, &b.assignment.unwrap())), "no partition twice");
+        assert_eq!(g.state_name(), "Stable");
+        // A stale epoch is fenced.
+        assert_eq!(g.heartbeat(beat("b", 7, None), &topics, now).unwrap_err().0, ErrorCode::FENCED_MEMBER_EPOCH);
+        // Leaving moves the epoch; a's next heartbeat takes everything back.
+        g.heartbeat(beat("b", -1, None), &topics, now).unwrap();
+        let a = g.heartbeat(beat("a", 2, Some(kept)), &topics, now).unwrap();
+        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (3, Some(4)));
+    }
+
+    /// Kafka's shape whatever the previous target: `total % members` members one more than
+    /// the others (7 over 3 is 3 + 2 + 2, not 3 + 3 + 1 kept from a 4 + 3 split).
+    #[test]
+    fn uniform_balances_like_kafka_when_members_come_and_go() {
+        let id = Uuid::from_bytes([1; 16]);
+        let topics: Topics = [("t".to_string(), (id, 7))].into();
+        let subs = |ms: &[&str]| -> BTreeMap<String, BTreeSet<String>> {
+            ms.iter().map(|m| (m.to_string(), ["t".to_string()].into())).collect()
+        };
+        let sizes = |t: &BTreeMap<String, Owned>| {
+            let mut s: Vec<usize> = t.values().map(count).collect();
+            s.sort();
+            s
+        };
+        let mut target = BTreeMap::new();
+        for (members, expected) in [
+            (&["a"][..], vec![7]),
+            (&["a", "b"], vec![3, 4]),
+            (&["a", "b", "c"], vec![2, 2, 3]),
+            (&["b", "c"], vec![3, 4]),
+            (&["b", "c", "d", "e"], vec![1, 2, 2, 2]),
+        ] {
+            let next = uniform(&subs(members), &topics, &target);
+            assert_eq!(sizes(&next), expected, "{members:?}");
+            let all: BTreeSet<i32> = next.values().flat_map(|o| o[&id].iter().copied()).collect();
+            assert_eq!(all.len(), 7, "every partition once: {next:?}");
+            // A member keeps what it had up to its share.
+            for (m, owned) in &next {
+                let kept = target.get(m).map_or(0, |prev: &Owned| count(&intersect(prev, owned)));
+                let had = target.get(m).map_or(0, count);
+                assert_eq!(kept, had.min(count(owned)), "{m} in {members:?}");
+            }
+            target = next;
+        }
+    }
+
+    /// Subscriptions that differ: balanced where they allow it (a: x only; b: x and y).
+    #[test]
+    fn uniform_balances_members_subscribed_differently() {
+        let (x, y, z) = (Uuid::from_bytes([1; 16]), Uuid::from_bytes([2; 16]), Uuid::from_bytes([3; 16]));
+        let topics: Topics = [("x".to_string(), (x, 2)), ("y".to_string(), (y, 2)), ("z".to_string(), (z, 4))].into();
+        let sub = |ts: &[&str]| -> BTreeSet<String> { ts.iter().map(|t| t.to_string()).collect() };
+        let subs: BTreeMap<String, BTreeSet<String>> =
+            [("a".to_string(), sub(&["x"])), ("b".to_string(), sub(&["x", "y"]))].into();
+        let t = uniform(&subs, &topics, &BTreeMap::new());
+        assert_eq!((count(&t["a"]), count(&t["b"])), (2, 2), "{t:?}");
+        assert_eq!(t["b"][&y], [0, 1].into());
+        // c alone on z holds all of it: nobody else may take any.
+        let subs: BTreeMap<String, BTreeSet<String>> =
+            [("a".to_string(), sub(&["x"])), ("b".to_string(), sub(&["x", "y"])), ("c".to_string(), sub(&["z"]))]
+                .into();
+        let t = uniform(&subs, &topics, &t);
+        assert_eq!([count(&t["a"]), count(&t["b"]), count(&t["c"])], [2, 2, 4], "{t:?}");
+    }
+
+    #[test]
+    fn range_gives_runs_per_topic() {
+        let (x, y) = (Uuid::from_bytes([1; 16]), Uuid::from_bytes([2; 16]));
+        let topics: Topics = [("x".to_string(), (x, 3)), ("y".to_string(), (y, 2))].into();
+        let subs: BTreeMap<String, BTreeSet<String>> =
+            [("a".to_string(), ["x".to_string(), "y".to_string()].into()), ("b".to_string(), ["x".to_string()].into())]
+                .into();
+        let t = range(&subs, &topics);
+        assert_eq!(t["a"][&x], [0, 1].into());
+        assert_eq!(t["b"][&x], [2].into());
+        assert_eq!(t["a"][&y], [0, 1].into());
+    }
+}
