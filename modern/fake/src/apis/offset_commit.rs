@@ -9,6 +9,7 @@ use kafka_wire::ErrorCode;
 
 use super::{coordinates, Ctx};
 use crate::groups::{Committed, Group, Phase};
+use crate::state::State;
 
 /// OffsetCommit v9 carries a KIP-848 member's epoch.
 const MEMBER_EPOCH_FROM: i16 = 9;
@@ -69,26 +70,19 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
                 .partitions
                 .iter()
                 .map(|p| {
-                    let known = name
-                        .as_ref()
-                        .and_then(|n| state.topics.get(n))
-                        .is_some_and(|t| (0..t.partitions.len() as i32).contains(&p.partition_index));
-                    let error_code = match (group_error, known, &name) {
-                        (Some(code), _, _) => code,
-                        (None, false, None) => ErrorCode::UNKNOWN_TOPIC_ID,
-                        (None, false, Some(_)) => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
-                        (None, true, Some(name)) => {
+                    let error_code = match committable(&state, group_error, name.as_deref(), p.partition_index) {
+                        Err(code) => code,
+                        Ok(name) => {
                             let committed = Committed {
                                 offset: p.committed_offset,
                                 leader_epoch: p.committed_leader_epoch,
                                 metadata: p.committed_metadata.as_ref().map(|m| m.to_string()),
                             };
                             if let Some(group) = state.groups.get_mut(&group_id) {
-                                group.offsets.insert((name.clone(), p.partition_index), committed);
+                                group.offsets.insert((name, p.partition_index), committed);
                             }
                             ErrorCode::NONE
                         }
-                        (None, true, None) => ErrorCode::UNKNOWN_TOPIC_ID,
                     };
                     OffsetCommitResponsePartition {
                         partition_index: p.partition_index,
@@ -107,4 +101,25 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
         })
         .collect();
     OffsetCommitResponse { topics, ..Default::default() }
+}
+
+/// Where one partition of an offset commit goes: the group's refusal, an unknown topic (by id,
+/// v10+, or by name) or partition, or the name of the topic to keep the offset under. Shared
+/// with TxnOffsetCommit.
+pub(crate) fn committable(
+    state: &State,
+    group_error: Option<ErrorCode>,
+    name: Option<&str>,
+    partition: i32,
+) -> Result<String, ErrorCode> {
+    if let Some(code) = group_error {
+        return Err(code);
+    }
+    let name = name.ok_or(ErrorCode::UNKNOWN_TOPIC_ID)?;
+    let known = state.topics.get(name).is_some_and(|t| (0..t.partitions.len() as i32).contains(&partition));
+    if known {
+        Ok(name.to_string())
+    } else {
+        Err(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION)
+    }
 }

@@ -10,6 +10,7 @@ use kafka_wire::messages::txn_offset_commit_response::{
 use kafka_wire::messages::{TxnOffsetCommitRequest, TxnOffsetCommitResponse};
 use kafka_wire::ErrorCode;
 
+use super::offset_commit::committable;
 use super::{coordinates, fenced, Ctx};
 use crate::groups::{Committed, Group};
 use crate::transactions::Producer;
@@ -60,15 +61,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
                 .partitions
                 .iter()
                 .map(|p| {
-                    let known = name
-                        .as_ref()
-                        .and_then(|n| state.topics.get(n))
-                        .is_some_and(|t| (0..t.partitions.len() as i32).contains(&p.partition_index));
-                    let error_code = match (group_error, known, &name) {
-                        (Some(code), _, _) => code,
-                        (None, false, None) => ErrorCode::UNKNOWN_TOPIC_ID,
-                        (None, false, Some(_)) => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
-                        (None, true, Some(name)) => {
+                    let error_code = match committable(&state, group_error, name.as_deref(), p.partition_index) {
+                        Err(code) => code,
+                        Ok(name) => {
                             let committed = Committed {
                                 offset: p.committed_offset,
                                 leader_epoch: p.committed_leader_epoch,
@@ -76,11 +71,10 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
                             };
                             if let Some(group) = state.groups.get_mut(&group_id) {
                                 let pending = group.pending_txn_offsets.entry(producer_id).or_default();
-                                pending.insert((name.clone(), p.partition_index), committed);
+                                pending.insert((name, p.partition_index), committed);
                             }
                             ErrorCode::NONE
                         }
-                        (None, true, None) => ErrorCode::UNKNOWN_TOPIC_ID,
                     };
                     TxnOffsetCommitResponsePartition {
                         partition_index: p.partition_index,
