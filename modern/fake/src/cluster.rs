@@ -165,6 +165,41 @@ impl FakeCluster {
         Some(partition.log.end_offset())
     }
 
+    /// The member ids of `group`, classic or KIP-848 (empty for a group nobody is in).
+    pub fn group_members(&self, group: &str) -> Vec<String> {
+        let state = self.shared.state();
+        match state.consumer_groups.get(group).filter(|g| !g.members.is_empty()) {
+            Some(g) => g.members.keys().cloned().collect(),
+            None => state.groups.get(group).map(|g| g.members.keys().cloned().collect()).unwrap_or_default(),
+        }
+    }
+
+    /// Removes a member of `group` as its session timeout would (the rest rebalance); false if
+    /// it is not a member.
+    pub fn expire_member(&self, group: &str, member: &str) -> bool {
+        let expired = {
+            let mut state = self.shared.state();
+            let now = std::time::Instant::now();
+            let consumer = state.consumer_groups.get_mut(group).is_some_and(|g| g.expire_member(member));
+            consumer || state.groups.get_mut(group).is_some_and(|g| g.remove(&[member.to_string()], now))
+        };
+        self.shared.groups_changed.notify_waiters();
+        expired
+    }
+
+    /// Starts a rebalance of `group`: a classic group's members must join again, a KIP-848
+    /// group gets a new epoch and assignment. False if it has no members or one runs already.
+    pub fn force_rebalance(&self, group: &str) -> bool {
+        let forced = {
+            let mut state = self.shared.state();
+            let now = std::time::Instant::now();
+            let consumer = state.consumer_groups.get_mut(group).is_some_and(|g| g.force_rebalance());
+            consumer || state.groups.get_mut(group).is_some_and(|g| g.force_rebalance(now))
+        };
+        self.shared.groups_changed.notify_waiters();
+        forced
+    }
+
     /// Aborts `transactional_id`'s open transaction as its timeout would: abort markers
     /// written, its offsets dropped, and the producer fenced by the next epoch. False if it has
     /// none open.

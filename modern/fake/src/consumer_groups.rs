@@ -269,6 +269,25 @@ impl ConsumerGroup {
         !gone.is_empty()
     }
 
+    /// Removes a member as its session timeout would; false if it is not one.
+    pub fn expire_member(&mut self, id: &str) -> bool {
+        let gone = self.members.remove(id).is_some();
+        if gone {
+            self.target.remove(id);
+            self.epoch += 1;
+        }
+        gone
+    }
+
+    /// A new group epoch: the assignment is computed again and every member moves to it.
+    pub fn force_rebalance(&mut self) -> bool {
+        if self.members.is_empty() {
+            return false;
+        }
+        self.epoch += 1;
+        true
+    }
+
     /// Whether `member` at `epoch` may commit offsets (Kafka's `ConsumerGroup.validateOffsetCommit`).
     pub fn check_member(&self, member: &str, epoch: i32) -> Result<(), ErrorCode> {
         let m = self.members.get(member).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;

@@ -313,6 +313,16 @@ impl Group {
             .collect()
     }
 
+    /// Control's forced rebalance: a stable or syncing group starts a round of joins (members
+    /// learn it from REBALANCE_IN_PROGRESS); false if one runs already or there are no members.
+    pub fn force_rebalance(&mut self, now: Instant) -> bool {
+        if !matches!(self.phase, Phase::Stable | Phase::CompletingRebalance) {
+            return false;
+        }
+        self.prepare_rebalance(now);
+        true
+    }
+
     /// Starts a round of joins: every member must rejoin within the longest rebalance timeout.
     fn prepare_rebalance(&mut self, now: Instant) {
         self.phase = Phase::PreparingRebalance;
