@@ -18,6 +18,8 @@ pub struct FakeConfig {
     pub(crate) max_buffered_request_bytes: usize,
     pub(crate) request_timeout: Duration,
     pub(crate) group_initial_rebalance_delay: Duration,
+    /// SASL users; none: the listeners are plaintext without authentication.
+    pub(crate) users: Vec<kafka_wire_connection::Credentials>,
     /// Per API key, the versions of the release the cluster behaves as (None: Kafka 4.4.0's).
     pub(crate) versions: Option<std::collections::HashMap<i16, (i16, i16)>>,
 }
@@ -43,6 +45,7 @@ impl Default for FakeConfig {
             max_buffered_request_bytes: 256 << 20,
             request_timeout: Duration::from_secs(30),
             group_initial_rebalance_delay: Duration::from_secs(3),
+            users: Vec::new(),
             versions: None,
         }
     }
@@ -121,6 +124,14 @@ impl FakeConfig {
     /// form at once).
     pub fn group_initial_rebalance_delay(mut self, delay: Duration) -> Self {
         self.group_initial_rebalance_delay = delay;
+        self
+    }
+
+    /// Adds a SASL user (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512): with any, every listener is a
+    /// SASL_PLAINTEXT one, where a connection must authenticate (SaslHandshake v1, then
+    /// SaslAuthenticate) before anything but ApiVersions is answered.
+    pub fn sasl_user(mut self, credentials: kafka_wire_connection::Credentials) -> Self {
+        self.users.push(credentials);
         self
     }
 

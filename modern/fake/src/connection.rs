@@ -7,8 +7,11 @@
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use kafka_wire::messages::{ApiKey, ApiVersionsResponse, RequestFrame, ResponseFrame, ResponseKind};
-use kafka_wire::ErrorCode;
+use kafka_wire::messages::{
+    ApiKey, ApiVersionsResponse, RequestFrame, RequestKind, ResponseFrame, ResponseKind, SaslAuthenticateResponse,
+    SaslHandshakeResponse,
+};
+use kafka_wire::{ErrorCode, StrBytes};
 use kafka_wire_connection::frame::{Framer, Piece};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -18,6 +21,7 @@ use crate::apis;
 use crate::cluster::Shared;
 use crate::control::{Action, Intercepted};
 use crate::room::Held;
+use crate::sasl::{Auth, Failed};
 
 /// The smallest request: api key, version and correlation id.
 const MIN_FRAME: usize = 8;
@@ -39,6 +43,7 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
     let idle = shared.config.idle_timeout;
     let mut out = BytesMut::new();
     let mut held = Held::new(&shared.room);
+    let mut auth = Auth::default();
     // When the request being read began to arrive (or to wait for room): it must be in
     // within the request timeout.
     let mut arriving: Option<tokio::time::Instant> = None;
@@ -58,7 +63,7 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
             // A fetch may wait for records; a node that stops does not wait for it.
             let answered = tokio::select! {
                 _ = stopped.changed() => return,
-                answered = answer(frame.slice(4..), node, &client_host, &shared) => answered,
+                answered = answer(frame.slice(4..), node, &client_host, &shared, &mut auth) => answered,
             };
             let Some(response) = answered else {
                 tracing::debug!(node, "connection closed");
@@ -116,7 +121,13 @@ type Answer = (ResponseFrame, i16);
 
 /// The answer to one request frame (the bytes after its size): `None` closes the connection,
 /// `Some(None)` sends nothing (a Produce with acks=0).
-async fn answer(frame: bytes::Bytes, node: i32, client_host: &str, shared: &Shared) -> Option<Option<Answer>> {
+async fn answer(
+    frame: bytes::Bytes,
+    node: i32,
+    client_host: &str,
+    shared: &Shared,
+    auth: &mut Auth,
+) -> Option<Option<Answer>> {
     let Some((api, version, correlation_id)) = peek_header(&frame) else {
         tracing::debug!(node, "a request of an API key Kafka does not have: connection closed");
         return None;
@@ -142,6 +153,23 @@ async fn answer(frame: bytes::Bytes, node: i32, client_host: &str, shared: &Shar
     if !apis::served(shared, api, version) {
         tracing::debug!(node, ?api, version, "not served: connection closed");
         return None;
+    }
+    // SASL: the connection's own exchange; before it completes, ApiVersions only.
+    match &request.body {
+        RequestKind::SaslHandshake(r) => {
+            let body = handshake(shared, auth, r.mechanism.as_str());
+            return Some(Some((ResponseFrame::new(body, correlation_id), version)));
+        }
+        RequestKind::SaslAuthenticate(r) => {
+            let body = authenticate(shared, auth, &r.auth_bytes);
+            return Some(Some((ResponseFrame::new(body, correlation_id), version)));
+        }
+        RequestKind::ApiVersions(_) => {}
+        _ if !shared.config.users.is_empty() && !auth.done() => {
+            tracing::debug!(node, ?api, "a request before authentication: connection closed");
+            return None;
+        }
+        _ => {}
     }
     let seen = Intercepted { node, version, request: &request.body };
     match shared.hooks.decide(api, &seen) {
@@ -170,4 +198,38 @@ fn peek_header(frame: &[u8]) -> Option<(ApiKey, i16, i32)> {
     let version = i16::from_be_bytes(frame.get(2..4)?.try_into().ok()?);
     let correlation_id = i32::from_be_bytes(frame.get(4..8)?.try_into().ok()?);
     Some((ApiKey::from_key(key)?, version, correlation_id))
+}
+
+/// SaslHandshake v1: the mechanism, if the cluster has users of it.
+fn handshake(shared: &Shared, auth: &mut Auth, mechanism: &str) -> SaslHandshakeResponse {
+    let mut enabled: Vec<&str> = shared.config.users.iter().map(|u| u.mechanism.name()).collect();
+    enabled.dedup();
+    let mechanisms = enabled.iter().map(|m| StrBytes::from_static_str(m)).collect();
+    let chosen = shared.config.users.iter().map(|u| u.mechanism).find(|m| m.name() == mechanism);
+    let error_code = match (&auth, chosen) {
+        // A plaintext listener, or a second handshake.
+        _ if shared.config.users.is_empty() => ErrorCode::ILLEGAL_SASL_STATE,
+        (Auth::Start, Some(m)) => {
+            *auth = Auth::Chosen(m);
+            ErrorCode::NONE
+        }
+        (Auth::Start, None) => ErrorCode::UNSUPPORTED_SASL_MECHANISM,
+        _ => ErrorCode::ILLEGAL_SASL_STATE,
+    };
+    SaslHandshakeResponse { error_code, mechanisms }
+}
+
+/// SaslAuthenticate: one token of the chosen mechanism's exchange.
+fn authenticate(shared: &Shared, auth: &mut Auth, token: &[u8]) -> SaslAuthenticateResponse {
+    match auth.step(&shared.config.users, token) {
+        Ok(answer) => SaslAuthenticateResponse { auth_bytes: answer.into(), ..Default::default() },
+        Err(Failed(message)) => {
+            tracing::debug!(%message, "SASL authentication failed");
+            SaslAuthenticateResponse {
+                error_code: ErrorCode::SASL_AUTHENTICATION_FAILED,
+                error_message: Some(StrBytes::from(message)),
+                ..Default::default()
+            }
+        }
+    }
 }

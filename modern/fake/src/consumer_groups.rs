@@ -18,6 +18,9 @@ pub(crate) type Owned = BTreeMap<Uuid, BTreeSet<i32>>;
 pub(crate) const HEARTBEAT_INTERVAL_MS: i32 = 5_000;
 const SESSION_TIMEOUT: Duration = Duration::from_secs(45);
 
+/// The member epoch of a static member that left for now (Kafka's LEAVE_GROUP_STATIC_MEMBER_EPOCH).
+const STATIC_STEPPED_OUT: i32 = -2;
+
 /// The assignors Kafka's `group.consumer.assignors` has by default, the first the default.
 pub(crate) const ASSIGNORS: [&str; 2] = ["uniform", "range"];
 
@@ -99,18 +102,28 @@ impl ConsumerGroup {
 
     /// One heartbeat: join (epoch 0), leave (-1, or -2 for a static member), or keep going.
     pub fn heartbeat(&mut self, beat: Beat, topics: &Topics, now: Instant) -> Result<Answer, Refusal> {
-        if beat.member_epoch < 0 {
-            if self.members.remove(&beat.member_id).is_none() {
-                return Err((
-                    ErrorCode::UNKNOWN_MEMBER_ID,
-                    format!("Member {} is not a member of the group.", beat.member_id),
-                ));
-            }
-            self.target.remove(&beat.member_id);
-            self.epoch += 1;
-            return Ok(Answer { member_id: beat.member_id, member_epoch: beat.member_epoch, assignment: None });
+        if let Some(instance) = &beat.instance_id {
+            self.check_instance(&beat.member_id, beat.member_epoch, instance)?;
         }
-        if beat.member_epoch == 0 {
+        if beat.member_epoch < 0 {
+            return self.leave(beat);
+        }
+        // A static member back after stepping out takes its place: a new member id, the same
+        // assignment, and no new group epoch unless its subscription changed.
+        let stepped_out = beat
+            .instance_id
+            .as_ref()
+            .filter(|_| beat.member_epoch == 0)
+            .and_then(|i| self.members.iter().find(|(_, m)| m.instance_id.as_ref() == Some(i)))
+            .map(|(id, _)| id.clone());
+        if let Some(old) = &stepped_out {
+            let mut member = self.members.remove(old).expect("found above");
+            (member.epoch, member.previous_epoch, member.sent, member.last_seen) = (0, -1, None, now);
+            self.members.insert(beat.member_id.clone(), member);
+            if let Some(target) = self.target.remove(old) {
+                self.target.insert(beat.member_id.clone(), target);
+            }
+        } else if beat.member_epoch == 0 {
             if beat.subscribed_names.is_none() && beat.subscribed_regex.is_none() {
                 return Err((
                     ErrorCode::INVALID_REQUEST,
@@ -157,7 +170,7 @@ impl ConsumerGroup {
         }
         member.last_seen = now;
         // A member joining moves the group's epoch, as does a new subscription.
-        let mut changed = beat.member_epoch == 0;
+        let mut changed = beat.member_epoch == 0 && stepped_out.is_none();
         if let Some(names) = beat.subscribed_names {
             changed |= names != member.subscribed_names;
             member.subscribed_names = names;
@@ -187,6 +200,47 @@ impl ConsumerGroup {
         }
         let is_join = beat.member_epoch == 0;
         Ok(self.reconcile(&beat.member_id, is_join, now))
+    }
+
+    /// Kafka's checks of a static member's instance id: a join may take it over only from a
+    /// member that stepped out (epoch -2); any other heartbeat must come from its owner.
+    fn check_instance(&self, member_id: &str, epoch: i32, instance: &str) -> Result<(), Refusal> {
+        let owner = self.members.iter().find(|(_, m)| m.instance_id.as_deref() == Some(instance));
+        match owner {
+            Some((owner, m)) if epoch == 0 && m.epoch != STATIC_STEPPED_OUT => Err((
+                ErrorCode::UNRELEASED_INSTANCE_ID,
+                format!("Static member {member_id} with instance id {instance} cannot join the group because the instance id is owned by {owner} member."),
+            )),
+            None if epoch != 0 => {
+                Err((ErrorCode::UNKNOWN_MEMBER_ID, format!("Instance id {instance} is unknown.")))
+            }
+            Some((owner, _)) if epoch != 0 && owner != member_id => Err((
+                ErrorCode::FENCED_INSTANCE_ID,
+                format!("Static member {member_id} with instance id {instance} was fenced by member {owner}."),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Epoch -1 removes the member and moves the group's epoch; -2 from a static member only
+    /// steps out: it keeps its assignment, and the group its epoch, until it comes back with
+    /// its instance id or its session times out (Kafka's `consumerGroupLeave`).
+    fn leave(&mut self, beat: Beat) -> Result<Answer, Refusal> {
+        let answer = Answer { member_id: beat.member_id.clone(), member_epoch: beat.member_epoch, assignment: None };
+        let Some(member) = self.members.get_mut(&beat.member_id) else {
+            return Err((
+                ErrorCode::UNKNOWN_MEMBER_ID,
+                format!("Member {} is not a member of the group.", beat.member_id),
+            ));
+        };
+        if beat.member_epoch == STATIC_STEPPED_OUT && member.instance_id.is_some() {
+            member.epoch = STATIC_STEPPED_OUT;
+            return Ok(answer);
+        }
+        self.members.remove(&beat.member_id);
+        self.target.remove(&beat.member_id);
+        self.epoch += 1;
+        Ok(answer)
     }
 
     /// The target assignment for every member, at the group's epoch.
@@ -559,6 +613,43 @@ mod tests {
                 .into();
         let t = uniform(&subs, &topics, &t);
         assert_eq!([count(&t["a"]), count(&t["b"]), count(&t["c"])], [2, 2, 4], "{t:?}");
+    }
+
+    /// A static member that steps out (-2) keeps its partitions and the group its epoch; back
+    /// under a new member id with its instance id, it has them again at once.
+    #[test]
+    fn a_static_member_steps_out_and_comes_back() {
+        let id = Uuid::from_bytes([1; 16]);
+        let topics: Topics = [("t".to_string(), (id, 4))].into();
+        let now = Instant::now();
+        let mut g = ConsumerGroup::default();
+        let static_beat =
+            |member: &str, epoch, owned| Beat { instance_id: Some("i".to_string()), ..beat(member, epoch, owned) };
+        let a = g.heartbeat(static_beat("a", 0, None), &topics, now).unwrap().assignment.unwrap();
+        g.heartbeat(static_beat("a", 1, Some(a.clone())), &topics, now).unwrap();
+        let b = g.heartbeat(beat("b", 0, None), &topics, now).unwrap();
+        let a = g.heartbeat(static_beat("a", 1, Some(a)), &topics, now).unwrap().assignment.unwrap();
+        g.heartbeat(static_beat("a", 1, Some(a.clone())), &topics, now).unwrap();
+        let b = g.heartbeat(beat("b", b.member_epoch, Some(Owned::new())), &topics, now).unwrap();
+        let owned_b = b.assignment.unwrap();
+        assert_eq!((count(&a), count(&owned_b), g.state_name()), (2, 2, "Stable"));
+        let epoch = g.epoch;
+
+        g.heartbeat(static_beat("a", -2, None), &topics, now).unwrap();
+        assert_eq!((g.members.len(), g.epoch), (2, epoch), "still a member, the same group epoch");
+        let b = g.heartbeat(beat("b", epoch, Some(owned_b.clone())), &topics, now).unwrap();
+        assert_eq!(b.assignment, None, "b gets none of a's partitions");
+        // Back under a new member id: the same partitions at once, at the same epoch.
+        let back = g.heartbeat(static_beat("a2", 0, None), &topics, now).unwrap();
+        assert_eq!((back.member_epoch, back.assignment), (epoch, Some(a)));
+        assert!(!g.members.contains_key("a"));
+        // The instance id is taken again: not for another join, and the old member id is fenced.
+        let refused = |g: &mut ConsumerGroup, beat| g.heartbeat(beat, &topics, now).unwrap_err().0;
+        assert_eq!(refused(&mut g, static_beat("a3", 0, None)), ErrorCode::UNRELEASED_INSTANCE_ID);
+        assert_eq!(refused(&mut g, static_beat("a", epoch, None)), ErrorCode::FENCED_INSTANCE_ID);
+        // -1 leaves for good.
+        g.heartbeat(static_beat("a2", -1, None), &topics, now).unwrap();
+        assert_eq!((g.members.len(), g.epoch), (1, epoch + 1));
     }
 
     #[test]

@@ -35,6 +35,7 @@ mod log;
 mod node;
 mod producers;
 mod room;
+mod sasl;
 mod state;
 mod topic_configs;
 mod transactions;

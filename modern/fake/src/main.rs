@@ -6,6 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
+use kafka_wire_connection::{Credentials, Mechanism};
 use kafka_wire_fake::{FakeCluster, FakeConfig};
 
 #[derive(Debug, Parser)]
@@ -36,6 +37,23 @@ struct Args {
     /// Milliseconds a request may take to arrive, from its first byte to its last.
     #[arg(long, default_value_t = 30_000)]
     request_timeout_ms: u64,
+    /// A SASL user, MECHANISM:USER:PASSWORD (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512), repeatable:
+    /// with any, clients must authenticate.
+    #[arg(long = "sasl", value_name = "MECHANISM:USER:PASSWORD", value_parser = sasl_user)]
+    sasl: Vec<Credentials>,
+}
+
+/// `MECHANISM:USER:PASSWORD` (the password may hold colons).
+fn sasl_user(text: &str) -> Result<Credentials, String> {
+    let mut parts = text.splitn(3, ':');
+    let (Some(mechanism), Some(user), Some(password)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err("expected MECHANISM:USER:PASSWORD".to_string());
+    };
+    let mechanism = [Mechanism::Plain, Mechanism::ScramSha256, Mechanism::ScramSha512]
+        .into_iter()
+        .find(|m| m.name() == mechanism)
+        .ok_or_else(|| format!("unknown mechanism {mechanism} (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)"))?;
+    Ok(Credentials::new(mechanism, user, password))
 }
 
 #[tokio::main]
@@ -71,6 +89,9 @@ async fn main() -> ExitCode {
         .max_frame(args.max_frame)
         .max_buffered_request_bytes(args.max_buffered_request_bytes)
         .request_timeout(std::time::Duration::from_millis(args.request_timeout_ms));
+    for user in args.sasl {
+        config = config.sasl_user(user);
+    }
     if let Some(jar) = &args.behave_as {
         config = match config.behave_as(jar) {
             Ok(config) => config,

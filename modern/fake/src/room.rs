@@ -6,22 +6,22 @@
 
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio::time::Instant;
 
-/// The cluster's budget: one permit per byte.
+/// The cluster's budget: one permit per byte, and a wake-up when some is given back.
 #[derive(Debug, Clone)]
-pub(crate) struct Room(Arc<Semaphore>);
+pub(crate) struct Room(Arc<(Semaphore, Notify)>);
 
 impl Room {
     pub fn new(bytes: usize) -> Room {
-        Room(Arc::new(Semaphore::new(bytes.min(Semaphore::MAX_PERMITS))))
+        Room(Arc::new((Semaphore::new(bytes.min(Semaphore::MAX_PERMITS)), Notify::new())))
     }
 
     /// Bytes not held by any connection.
     #[cfg(test)]
     pub fn free(&self) -> usize {
-        self.0.available_permits()
+        self.0 .0.available_permits()
     }
 }
 
@@ -42,20 +42,33 @@ impl Held {
     pub async fn grow_to(&mut self, bytes: usize, deadline: Instant) -> bool {
         let Some(more) = bytes.checked_sub(self.bytes).filter(|&n| n > 0) else { return true };
         let Ok(more32) = u32::try_from(more) else { return false };
-        match tokio::time::timeout_at(deadline, self.room.0.acquire_many(more32)).await {
-            Ok(Ok(permit)) => {
-                permit.forget();
-                self.bytes += more;
-                true
+        let (semaphore, released) = &*self.room.0;
+        // Not the semaphore's queue: a request waiting for a lot of room must not hold up the
+        // small ones behind it, so each waiter tries again whenever room is given back.
+        loop {
+            let wake = released.notified();
+            tokio::pin!(wake);
+            wake.as_mut().enable();
+            match semaphore.try_acquire_many(more32) {
+                Ok(permit) => {
+                    permit.forget();
+                    self.bytes += more;
+                    return true;
+                }
+                Err(tokio::sync::TryAcquireError::Closed) => return false,
+                Err(tokio::sync::TryAcquireError::NoPermits) => {}
             }
-            _ => false,
+            if tokio::time::timeout_at(deadline, wake).await.is_err() {
+                return false;
+            }
         }
     }
 
     /// Gives back all but `bytes`.
     pub fn shrink_to(&mut self, bytes: usize) {
         if let Some(extra) = self.bytes.checked_sub(bytes).filter(|&n| n > 0) {
-            self.room.0.add_permits(extra);
+            self.room.0 .0.add_permits(extra);
+            self.room.0 .1.notify_waiters();
             self.bytes = bytes;
         }
     }
@@ -84,6 +97,14 @@ mod tests {
         assert!(b.grow_to(20, soon()).await);
         a.shrink_to(50);
         assert_eq!(room.free(), 30);
+        // A waiter for more than is free does not hold up a smaller one.
+        let mut big = Held::new(&room);
+        let waiting = tokio::spawn(async move { big.grow_to(60, Instant::now() + Duration::from_secs(5)).await });
+        tokio::task::yield_now().await;
+        assert!(b.grow_to(25, soon()).await, "5 more fit at once");
+        assert_eq!(room.free(), 25);
+        a.shrink_to(0);
+        assert!(waiting.await.unwrap(), "the big one gets its room once it is given back");
         assert!(b.grow_to(50, soon()).await);
         drop(a);
         drop(b);

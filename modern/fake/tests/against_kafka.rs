@@ -145,6 +145,43 @@ fn librdkafka_group_sees_the_same_on_the_fake_and_on_kafka() {
     );
 }
 
+/// confluent-kafka (librdkafka): a KIP-848 consumer group (group.protocol=consumer) over 6
+/// partitions where b and c (by regular expression) join a and a leaves; assignment sizes per
+/// phase as the members' callbacks and ConsumerGroupDescribe see them (which partitions is the
+/// assignor's choice); the group listed, and deleted only once empty; a static member that
+/// closes keeps its partitions, which it has again when it comes back.
+#[test]
+fn librdkafka_consumer_protocol_sees_the_same_on_the_fake_and_on_kafka() {
+    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_consumer_protocol.py");
+    on_both(
+        "librdkafka consumer protocol",
+        |b| Command::new(&python).arg(script).arg(b).output().unwrap(),
+        // 10 records before and per phase, each read once; the uniform assignor balances 6, 3 + 3,
+        // 2 + 2 + 2, 3 + 3; no partition ever held by two members; the end offsets committed.
+        |s| {
+            assert_eq!((&s["consumed"], &s["duplicates"]), (&50.into(), &0.into()), "{s}");
+            assert_eq!(s["overlaps"], serde_json::json!([]), "{s}");
+            let sizes = ["alone", "b_joined", "c_joined", "a_left"].map(|p| &s["phases"][p]["sizes"]);
+            assert_eq!(serde_json::json!(sizes), serde_json::json!([[6], [3, 3], [2, 2, 2], [3, 3]]), "{s}");
+            for p in s["phases"].as_object().into_iter().flat_map(|o| o.values()) {
+                let checks = [&p["disjoint"], &p["complete"], &p["described_matches"]];
+                assert!(checks.iter().all(|c| **c == true), "{s}");
+                assert_eq!((&p["type"], &p["assignor"]), (&"CONSUMER".into(), &"uniform".into()), "{s}");
+            }
+            assert_eq!(s["committed"], s["high"], "{s}");
+            // Listed as a consumer group; deleted only once empty.
+            assert_eq!(s["listed"]["with_members"], serde_json::json!(["STABLE", "CONSUMER"]), "{s}");
+            assert_eq!(s["delete"]["with_members"], "NON_EMPTY_GROUP", "{s}");
+            assert_eq!(s["delete"]["empty"], "ok", "{s}");
+            for step in ["stepped_out", "back"] {
+                assert_eq!(s["static"][step]["members"], 2, "{s}");
+                assert_eq!(s["static"][step]["y_kept_its_own"], true, "{s}");
+            }
+        },
+    );
+}
+
 /// confluent-kafka (librdkafka) transactions: commit, abort, commit; read_committed and
 /// read_uncommitted readers; consume-transform-produce with offsets sent in each transaction;
 /// a producer fenced by a newer one with its transactional id.
@@ -202,3 +239,28 @@ fn kafkajs_sees_the_same_on_the_fake_and_on_kafka() {
     );
 }
 
+/// kafkajs transactions: commit, abort, commit; read_committed against read_uncommitted;
+/// consume-transform-produce with sendOffsets; offsets of an aborted transaction dropped; a
+/// producer fenced by a second one of the same transactional id.
+#[test]
+fn kafkajs_transactions_see_the_same_on_the_fake_and_on_kafka() {
+    let Some(node_modules) = env_or_skip("KAFKA_WIRE_NODE_MODULES") else { return };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafkajs_txn.js");
+    on_both(
+        "kafkajs transactions",
+        |b| Command::new("node").arg(script).arg(b).env("NODE_PATH", &node_modules).output().unwrap(),
+        // 6 records a transaction: 12 committed, 18 in all; each committed one copied once, the
+        // group's offsets past the last record copied of each partition.
+        |s| {
+            let (committed, all) = (&s["read_committed"], &s["read_uncommitted"]);
+            let counts = (&committed["records"], &committed["distinct"], &all["distinct"]);
+            assert_eq!(counts, (&12.into(), &12.into(), &18.into()), "{s}");
+            let ctp = &s["consume_transform_produce"];
+            assert_eq!(ctp["out_read_committed"]["values"], committed["values"], "{s}");
+            assert_eq!(ctp["committed"], serde_json::json!([8, 8, 8]), "{s}");
+            assert_eq!(s["committed_after_aborted_offsets"], ctp["committed"], "{s}");
+            assert_eq!(s["read_committed_after_fencing"], serde_json::json!(["second"]), "{s}");
+            assert_eq!(s["high_while_open"], serde_json::json!([9, 9, 9]), "{s}");
+        },
+    );
+}

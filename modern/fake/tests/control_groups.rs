@@ -58,7 +58,7 @@ async fn a_classic_group_is_rebalanced_and_its_member_expired_on_demand() {
     };
     assert_eq!(coordinator.send(sync).await.unwrap().error_code, ErrorCode::NONE);
     assert_eq!(heartbeat(&coordinator, group, &member, joined.generation_id).await, ErrorCode::NONE);
-    assert_eq!(fake.group_members(group), [member.clone()]);
+    assert_eq!(fake.group_members(group), std::slice::from_ref(&member));
 
     assert!(fake.force_rebalance(group));
     assert_eq!(heartbeat(&coordinator, group, &member, joined.generation_id).await, ErrorCode::REBALANCE_IN_PROGRESS);

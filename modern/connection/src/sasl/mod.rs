@@ -4,6 +4,10 @@
 mod plain;
 mod scram;
 
+/// SCRAM's hash functions (HMAC, the digest, PBKDF2), which a server verifying a client (the
+/// in-process cluster of `kafka-wire-fake`) computes the same way.
+pub use scram::{Hash as ScramHash, Sha256, Sha512};
+
 use crate::error::Error;
 
 /// A SASL mechanism this client speaks.
@@ -62,8 +66,8 @@ impl Credentials {
     pub fn session(&self) -> Result<Box<dyn Session + Send>, Error> {
         Ok(match self.mechanism {
             Mechanism::Plain => Box::new(plain::Plain::new(&self.username, &self.password)),
-            Mechanism::ScramSha256 => Box::new(scram::Scram::<scram::Sha256>::new(&self.username, &self.password)?),
-            Mechanism::ScramSha512 => Box::new(scram::Scram::<scram::Sha512>::new(&self.username, &self.password)?),
+            Mechanism::ScramSha256 => Box::new(scram::Scram::<Sha256>::new(&self.username, &self.password)?),
+            Mechanism::ScramSha512 => Box::new(scram::Scram::<Sha512>::new(&self.username, &self.password)?),
         })
     }
 }

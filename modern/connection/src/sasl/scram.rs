@@ -21,12 +21,17 @@ const MIN_ITERATIONS: u32 = 4096;
 
 /// The hash a SCRAM variant uses.
 pub trait Hash {
+    /// HMAC keyed with `key`.
     fn hmac(key: &[u8], data: &[u8]) -> Vec<u8>;
+    /// The plain digest (SCRAM's `H`).
     fn digest(data: &[u8]) -> Vec<u8>;
+    /// PBKDF2 of the password (SCRAM's `Hi`).
     fn salted_password(password: &[u8], salt: &[u8], iterations: u32) -> Vec<u8>;
 }
 
+/// SCRAM-SHA-256's hash.
 pub struct Sha256;
+/// SCRAM-SHA-512's hash.
 pub struct Sha512;
 
 macro_rules! scram_hash {

@@ -92,6 +92,9 @@ pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::ListTransactions,
     ApiKey::ConsumerGroupHeartbeat,
     ApiKey::ConsumerGroupDescribe,
+    // Answered by the connection, which holds the authentication's state.
+    ApiKey::SaslHandshake,
+    ApiKey::SaslAuthenticate,
 ];
 
 /// The versions of `api` the cluster serves: those kafka-wire's messages read, within the
@@ -100,7 +103,11 @@ pub(crate) fn served_versions(shared: &Shared, api: ApiKey) -> Option<VersionRan
     if !SERVED.contains(&api) {
         return None;
     }
-    let ours = api.supported_versions()?;
+    let mut ours = api.supported_versions()?;
+    if api == ApiKey::SaslHandshake {
+        // v0 is followed by bare tokens outside Kafka's request framing; v1 by SaslAuthenticate.
+        ours = ours.intersect(&VersionRange::new(1, i16::MAX))?;
+    }
     match &shared.config.versions {
         None => Some(ours),
         Some(release) => {

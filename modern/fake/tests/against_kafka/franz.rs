@@ -1,7 +1,8 @@
 //! franz-go (Go, written without our code; `tests/clients/franz/`) against the fake and Apache
 //! Kafka 4.4: kadm's CreateTopics, an idempotent producer in every codec, a classic consumer
-//! group that gains and loses a member, and kadm's view of the group afterwards. What the round
-//! reports as "compared" must be the same on both; "informational" (timing) is printed only.
+//! group that gains and loses a member, and kadm's view of the group afterwards; transactions
+//! (`franz-round txn`). What a round reports as "compared" must be the same on both;
+//! "informational" (timing) is printed only.
 //!
 //! Needs `go` (on `PATH` or in /usr/local/go/bin): without it the test is skipped, or fails under
 //! CI. `scripts/test` downloads the Go modules first, so the build needs no network.
@@ -53,4 +54,33 @@ fn franz_go_sees_the_same_on_the_fake_and_on_kafka() {
     println!("kafka: {on_kafka}");
     check_alone("Kafka 4.4", &on_kafka);
     assert_eq!(on_fake, on_kafka, "franz-go must observe the same on both");
+}
+
+/// franz-go's transactions (`franz-round txn`): commit, abort, commit; read committed against
+/// uncommitted; a GroupTransactSession copying TOPIC to TOPIC-out; a producer fenced by a second
+/// of the same transactional id; kadm's DescribeTransactions and ListTransactions.
+#[test]
+fn franz_go_transactions_see_the_same_on_the_fake_and_on_kafka() {
+    let Some(bin) = support::franz_round() else { return };
+    let _alone = support::one_at_a_time();
+    let txn = |against: &str, bootstrap: &str| {
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let topic = format!("franz-txn-{against}-{nanos}");
+        let out = Command::new(&bin).args(["txn", bootstrap, &topic]).output().unwrap();
+        let summary = support::summary(&format!("franz-go transactions on {against}"), &out);
+        println!("franz-go transactions on {against}: {summary}");
+        let c = summary["compared"].clone();
+        // 6 records a transaction: 12 committed, 18 in all; each committed one copied once.
+        let records = (&c["read_committed"]["records"], &c["read_uncommitted"]["records"]);
+        assert_eq!(records, (&12.into(), &18.into()), "{against}: {c}");
+        let ctp = &c["consume_transform_produce"];
+        assert_eq!(ctp["out_read_committed"]["values"], c["read_committed"]["values"], "{against}: {c}");
+        assert_eq!(c["read_committed_after_fencing"], 13, "{against}: {c}");
+        c
+    };
+    let fake = support::fake(&["--nodes", "3"]);
+    let on_fake = txn("fake", &fake.bootstrap);
+    let Some(kafka) = support::kafka() else { return };
+    let on_kafka = txn("kafka", &kafka.bootstrap());
+    assert_eq!(on_fake, on_kafka, "franz-go transactions must observe the same on both");
 }

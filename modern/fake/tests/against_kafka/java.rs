@@ -1,7 +1,7 @@
 //! Kafka's own Java clients (`ClientRound` of `conformance/kafka-java`, built by
 //! `scripts/kafka-release`) against the `kafka-wire-fake` binary and against Apache Kafka 4.4:
-//! the admin client, an idempotent producer in every codec, and a classic consumer group that
-//! grows and shrinks. Each mode prints one JSON summary; what does not depend on timing must be
+//! the admin client, an idempotent producer in every codec, a classic consumer group that
+//! grows and shrinks, and transactions. Each mode prints one JSON summary; what does not depend on timing must be
 //! the same on both.
 //!
 //! The fake runs 3 nodes, Kafka 1: the admin summary's `cluster_nodes` is checked against each
@@ -153,5 +153,73 @@ fn a_classic_consumer_group_consumes_every_record_once() {
             assert_eq!(s["keys_and_headers_match"], true, "{s}");
         },
         |s| without(s, &["informational"]),
+    );
+}
+
+/// A KIP-848 consumer group (group.protocol=consumer, the broker's uniform assignor) over 7
+/// partitions: one member, a second and a third join, the first leaves; the owned and
+/// described assignment sizes of each step (7 over 3 members is 3 + 2 + 2 whoever held what
+/// before), every record consumed once, the group listed and described as a consumer group.
+#[test]
+fn a_consumer_protocol_group_consumes_every_record_once() {
+    let n = 10;
+    let Some(runs) = both("consumer-protocol", n) else { return };
+    compare(
+        "consumer-protocol",
+        runs,
+        |s, _| {
+            assert_eq!(s["consumed"], 5 * n, "every record consumed exactly once: {s}");
+            assert_eq!(s["distinct"], 5 * n, "every record consumed exactly once: {s}");
+            assert_eq!(s["committed"], s["end_offsets"], "committed up to the end: {s}");
+            assert_eq!(s["keys_and_headers_match"], true, "{s}");
+            let own = ["alone", "second_joined", "third_joined", "first_left"].map(|step| &s["steps"][step]["own"]);
+            assert_eq!(serde_json::json!(own), serde_json::json!([[7], [3, 4], [2, 2, 3], [3, 4]]), "{s}");
+            for step in s["steps"].as_object().into_iter().flat_map(|o| o.values()) {
+                let described = &step["described"];
+                assert_eq!((&described["type"], &described["state"]), (&"Consumer".into(), &"Stable".into()), "{s}");
+                assert_eq!(described["member_partitions"], step["own"], "{s}");
+            }
+            assert_eq!(s["described_after_close"]["type"], "Consumer", "{s}");
+            assert_eq!(s["listed"]["type"], "Consumer", "{s}");
+            assert_eq!(s["listed"]["protocol"], "consumer", "{s}");
+        },
+        |s| without(s, &["informational"]),
+    );
+}
+
+/// Transactions (KIP-890 v2, which the 4.4 client uses when the cluster finalizes
+/// transaction.version=2): commit, abort, commit; read_committed against read_uncommitted; a
+/// producer fenced by a second of the same transactional.id, whose open transaction holds the
+/// last stable offset; the admin client's DescribeTransactions and ListTransactions;
+/// consume-transform-produce with sendOffsetsToTransaction (and offsets of an aborted one); a
+/// transaction aborted by its timeout; two transactions interleaved on a partition.
+#[test]
+fn transactions_commit_abort_fence_and_copy_alike() {
+    use serde_json::json;
+    let n = 6;
+    let Some(runs) = both("transactional", n) else { return };
+    compare(
+        "transactional",
+        runs,
+        |s, _| {
+            let (committed, all) = (&s["read_committed"], &s["read_uncommitted"]);
+            assert_eq!((&committed["records"], &committed["distinct"]), (&(2 * n).into(), &(2 * n).into()), "{s}");
+            let values = committed["values"].as_array().unwrap();
+            assert!(values.iter().all(|v| v.as_str().unwrap().starts_with("committed")), "{s}");
+            assert_eq!((&all["records"], &all["distinct"]), (&(3 * n).into(), &(3 * n).into()), "{s}");
+            let ctp = &s["consume_transform_produce"];
+            assert_eq!(ctp["copied"], 2 * n, "{s}");
+            assert_eq!(ctp["committed"], ctp["end_offsets"], "{s}");
+            assert_eq!(ctp["out_read_committed"]["values"], committed["values"], "each copied once: {s}");
+            let open = &s["described_open"];
+            assert_eq!((&open["state"], &open["partitions"]), (&"Ongoing".into(), &json!(["TOPIC-0"])), "{s}");
+            assert_eq!(s["latest_while_open"], json!({"read_committed": 9, "read_uncommitted": 10}), "{s}");
+            assert_eq!(s["timed_out"]["described"]["state"], "CompleteAbort", "{s}");
+            // Offsets of an open, then aborted, transaction never the group's.
+            assert_eq!(ctp["committed_while_rewind_open"], ctp["end_offsets"], "{s}");
+            assert_eq!(ctp["committed_after_rewind_aborted"], ctp["end_offsets"], "{s}");
+            assert_eq!(s["interleaved"]["read_committed"]["values"], json!(["y-0", "y-1"]), "{s}");
+        },
+        Value::clone,
     );
 }

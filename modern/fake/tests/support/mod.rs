@@ -24,6 +24,13 @@ impl Drop for Fake {
     }
 }
 
+impl Fake {
+    /// The binary's process id (for its memory figures in /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 /// Starts `kafka-wire-fake` with `args` and reads its first line: `bootstrap.servers=…`.
 pub fn fake(args: &[&str]) -> Fake {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-wire-fake"))

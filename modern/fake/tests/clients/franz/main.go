@@ -2,7 +2,8 @@
 // Kafka cluster: the same round against kafka-wire-fake and against Apache Kafka, so that
 // tests/franz_go.rs can compare the two summaries.
 //
-// Usage: franz-round round BOOTSTRAP TOPIC
+// Usage: franz-round round BOOTSTRAP TOPIC (this round), or franz-round txn BOOTSTRAP TOPIC
+// (transactions: see txn.go)
 //
 //   - kadm creates TOPIC (3 partitions, replication factor 1), then again: the second error;
 //   - 10 records in each codec kgo has (none, gzip, snappy, lz4, zstd), each codec from its own
@@ -30,12 +31,18 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 4 || os.Args[1] != "round" {
-		fmt.Fprintln(os.Stderr, "usage: franz-round round BOOTSTRAP TOPIC")
+	if len(os.Args) != 4 || (os.Args[1] != "round" && os.Args[1] != "txn") {
+		fmt.Fprintln(os.Stderr, "usage: franz-round round|txn BOOTSTRAP TOPIC")
 		os.Exit(2)
 	}
 	seeds := strings.Split(os.Args[2], ",")
-	r := newRound(seeds, os.Args[3])
+	var r interface {
+		run() error
+		summary() (compared, info map[string]any)
+	} = newRound(seeds, os.Args[3])
+	if os.Args[1] == "txn" {
+		r = newTxnRound(seeds, os.Args[3])
+	}
 	// Every step has its own deadline; this one bounds the whole round (closing clients too).
 	time.AfterFunc(4*time.Minute, func() {
 		fmt.Fprintln(os.Stderr, "franz-round: FAILED: the round took over 4 minutes")
@@ -43,8 +50,9 @@ func main() {
 	})
 	start := time.Now()
 	err := r.run()
-	r.info["elapsed_ms"] = time.Since(start).Milliseconds()
-	out, jerr := json.Marshal(map[string]any{"compared": r.compared, "informational": r.info})
+	compared, info := r.summary()
+	info["elapsed_ms"] = time.Since(start).Milliseconds()
+	out, jerr := json.Marshal(map[string]any{"compared": compared, "informational": info})
 	if jerr != nil {
 		fmt.Fprintln(os.Stderr, "franz-round: encoding the summary:", jerr)
 		os.Exit(1)
@@ -56,6 +64,10 @@ func main() {
 	}
 	fmt.Println(string(out))
 }
+
+func (r *round) summary() (compared, info map[string]any) { return r.compared, r.info }
+
+func (t *txnRound) summary() (compared, info map[string]any) { return t.compared, t.info }
 
 // step runs fn under its own deadline, naming the step in its error.
 func step(name string, timeout time.Duration, fn func(ctx context.Context) error) error {

@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -25,15 +26,22 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -44,6 +52,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -72,6 +81,26 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                   offsets, the group described, end offsets, the group listed,
  *                                   described once empty, deleted; one JSON summary (what depends
  *                                   on timing under "informational")
+ * transactional BOOTSTRAP TOPIC N   creates TOPIC and TOPIC-out (3 partitions each); a transactional
+ *                                   producer commits N records, aborts N, commits N (record i to
+ *                                   partition i % 3); read_committed and read_uncommitted readers;
+ *                                   a second producer of the same transactional.id fences the
+ *                                   first and leaves a transaction open for the admin client to
+ *                                   describe and list; then consume-transform-produce: a
+ *                                   read_committed classic group member reads TOPIC and a third
+ *                                   transactional producer copies each record to TOPIC-out with
+ *                                   the member's offsets (sendOffsetsToTransaction); offsets of
+ *                                   an aborted transaction; a transaction left to time out; two
+ *                                   transactions interleaved on one partition, one aborted; one
+ *                                   JSON summary of what does not depend on timing
+ * consumer-protocol BOOTSTRAP TOPIC N   creates TOPIC (7 partitions); a KIP-848 group
+ *                                   (group.protocol=consumer, the broker's assignor): one member,
+ *                                   a second joins, a third joins, the first leaves; each step
+ *                                   waits until the members own every partition once and the
+ *                                   group is described Stable, then N records of one codec are
+ *                                   produced and consumed, each batch committed; then committed
+ *                                   and end offsets, the group listed, described once empty,
+ *                                   deleted; one JSON summary (timing under "informational")
  * </pre>
  *
  * <p>The idempotent and group modes bound every wait to 60 s, give up after a few minutes in all,
@@ -95,6 +124,10 @@ public final class ClientRound {
             idempotent(bootstrap, topic, n);
         } else if (mode.equals("group")) {
             group(bootstrap, topic, n);
+        } else if (mode.equals("transactional")) {
+            transactional(bootstrap, topic, n);
+        } else if (mode.equals("consumer-protocol")) {
+            consumerProtocol(bootstrap, topic, n);
         } else {
             throw new IllegalArgumentException("unknown mode " + mode);
         }
@@ -257,8 +290,16 @@ public final class ClientRound {
         await(admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all());
         long deadline = System.currentTimeMillis() + WAIT.toMillis();
         while (true) {
-            TopicDescription d = await(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
-            if (d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) {
+            TopicDescription d = null;
+            try {
+                d = await(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
+            } catch (ExecutionException e) {
+                // Kafka's metadata may not know a topic its controller just created.
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+            }
+            if (d != null && d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) {
                 return;
             }
             check(System.currentTimeMillis() < deadline, "topic " + topic + " without leaders after 60 s: " + d);
@@ -416,12 +457,17 @@ public final class ClientRound {
         final ArrayNode events;
 
         Member(String name, String bootstrap, String groupId, String topic, ArrayNode events) {
+            this(name, bootstrap, groupId, topic, events, "classic");
+        }
+
+        /** `protocol` "classic" or "consumer" (KIP-848). */
+        Member(String name, String bootstrap, String groupId, String topic, ArrayNode events, String protocol) {
             this.name = name;
             this.events = events;
             Properties p = new Properties();
             p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
-            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
             p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
             p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -429,8 +475,11 @@ public final class ClientRound {
             p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             p.put(ConsumerConfig.CHECK_CRCS_CONFIG, "true");
             p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10");
-            p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
-            p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+            if (protocol.equals("classic")) {
+                // With the consumer protocol the broker owns these (the client refuses them).
+                p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+                p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+            }
             p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "60000");
             p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
             consumer = new KafkaConsumer<>(p);
@@ -669,5 +718,519 @@ public final class ClientRound {
         }
         check(consumed.values.size() == total && new HashSet<>(consumed.values).size() == total,
                 "consumed " + consumed.values.size() + " records (" + new HashSet<>(consumed.values).size() + " distinct) of " + total);
+    }
+
+    // ---- consumer-protocol: a KIP-848 group ----
+
+    /** 7: not a multiple of 2 or 3 members, so that the assignor's balance rule shows. */
+    static final int CONSUMER_PROTOCOL_PARTITIONS = 7;
+
+    /**
+     * Polls `members` until they own every partition between them, none twice, each some, and
+     * the group is described Stable with as many members; then records what each owns and the
+     * group's description under `into`.
+     */
+    static void settle(String step, Admin admin, String groupId, List<Member> members, Consumed consumed, ObjectNode into)
+            throws Exception {
+        java.util.function.BooleanSupplier stable = () -> {
+            try {
+                ConsumerGroupDescription d = await(admin.describeConsumerGroups(List.of(groupId)).describedGroups().get(groupId));
+                return String.valueOf(d.groupState()).equals("Stable") && d.members().size() == members.size();
+            } catch (Exception e) {
+                throw new IllegalStateException(step + ": describing the group", e);
+            }
+        };
+        pollUntil(step, members, CONSUMER_PROTOCOL_PARTITIONS, consumed, stable);
+        sortedCounts(into, "own", ownedCounts(members));
+        describeGroup(admin, groupId, into.putObject("described"));
+    }
+
+    /** Polls `members` until `total` records were consumed (each batch committed). */
+    static void consumeUntil(String step, List<Member> members, Consumed consumed, int total) {
+        pollUntil(step, members, CONSUMER_PROTOCOL_PARTITIONS, consumed, () -> consumed.values.size() >= total);
+    }
+
+    static void consumerProtocol(String bootstrap, String topic, int n) throws Exception {
+        watchdog("consumer-protocol", 240);
+        int partitions = CONSUMER_PROTOCOL_PARTITIONS;
+        int total = n * CODECS.length;
+        String groupId = "java-cg-" + UUID.randomUUID();
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode out = mapper.createObjectNode();
+        ObjectNode info = mapper.createObjectNode();
+        info.put("group_id", groupId);
+        ArrayNode events = info.putArray("rebalance_events");
+        out.put("partitions", partitions);
+        out.put("produced", total);
+        ObjectNode steps = out.putObject("steps");
+        List<TopicPartition> all = partitionsOf(topic, partitions);
+        Consumed consumed = new Consumed();
+        long started = System.currentTimeMillis();
+        Admin admin = boundedAdmin(bootstrap);
+        try {
+            createTopic(admin, topic, partitions);
+            produceCodecs(bootstrap, topic, n, partitions, "kip848", "none");
+            // Each step: the group settles, N records are produced and consumed before the next
+            // change, so none is in flight during a rebalance.
+            Member first = new Member("member-1", bootstrap, groupId, topic, events, "consumer");
+            List<Member> members = new ArrayList<>(List.of(first));
+            List<Member> everyone = new ArrayList<>(members);
+            try {
+                settle("alone", admin, groupId, members, consumed, steps.putObject("alone"));
+                produceCodecs(bootstrap, topic, n, partitions, "kip848", "gzip");
+                consumeUntil("alone", members, consumed, 2 * n);
+                info.put("alone_ms", System.currentTimeMillis() - started);
+
+                Member second = new Member("member-2", bootstrap, groupId, topic, events, "consumer");
+                members.add(second);
+                everyone.add(second);
+                settle("second joined", admin, groupId, members, consumed, steps.putObject("second_joined"));
+                produceCodecs(bootstrap, topic, n, partitions, "kip848", "snappy");
+                consumeUntil("second joined", members, consumed, 3 * n);
+                info.put("second_joined_ms", System.currentTimeMillis() - started);
+
+                Member third = new Member("member-3", bootstrap, groupId, topic, events, "consumer");
+                members.add(third);
+                everyone.add(third);
+                settle("third joined", admin, groupId, members, consumed, steps.putObject("third_joined"));
+                produceCodecs(bootstrap, topic, n, partitions, "kip848", "lz4");
+                consumeUntil("third joined", members, consumed, 4 * n);
+                info.put("third_joined_ms", System.currentTimeMillis() - started);
+
+                first.close(); // a heartbeat with member epoch -1
+                members.remove(first);
+                settle("first left", admin, groupId, members, consumed, steps.putObject("first_left"));
+                produceCodecs(bootstrap, topic, n, partitions, "kip848", "zstd");
+                consumeUntil("first left", members, consumed, total);
+                info.put("first_left_ms", System.currentTimeMillis() - started);
+                // A little longer, for any record consumed twice.
+                for (int i = 0; i < 5; i++) {
+                    for (Member m : members) {
+                        consumed.poll(m);
+                    }
+                }
+                out.put("consumed", consumed.values.size());
+                out.put("distinct", new HashSet<>(consumed.values).size());
+                out.put("keys_and_headers_match", consumed.matches);
+
+                Map<TopicPartition, OffsetAndMetadata> committed =
+                        await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
+                ObjectNode committedNode = out.putObject("committed");
+                for (TopicPartition tp : all) {
+                    OffsetAndMetadata o = committed.get(tp);
+                    committedNode.put(Integer.toString(tp.partition()), o == null ? -1 : o.offset());
+                }
+                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+                all.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = await(admin.listOffsets(latest).all());
+                ObjectNode endsNode = out.putObject("end_offsets");
+                for (TopicPartition tp : all) {
+                    endsNode.put(Integer.toString(tp.partition()), ends.get(tp).offset());
+                }
+                ObjectNode listed = out.putObject("listed");
+                for (GroupListing g : await(admin.listGroups().all())) {
+                    if (g.groupId().equals(groupId)) {
+                        listed.put("type", String.valueOf(g.type().orElse(null)));
+                        listed.put("protocol", g.protocol());
+                        listed.put("state", String.valueOf(g.groupState().orElse(null)));
+                    }
+                }
+            } finally {
+                ObjectNode perMember = info.putObject("members");
+                for (Member m : everyone) {
+                    ObjectNode e = perMember.putObject(m.name);
+                    e.put("consumed", m.consumed);
+                    e.put("assigned_calls", m.assignedCalls);
+                    e.put("revoked_calls", m.revokedCalls);
+                    e.put("lost_calls", m.lostCalls);
+                    e.put("commit_failures", m.commitFailures);
+                }
+                for (Member m : everyone) {
+                    m.close();
+                }
+            }
+
+            // Every member gone: an empty consumer group, its offsets kept; then deleted.
+            describeGroup(admin, groupId, out.putObject("described_after_close"));
+            await(admin.deleteConsumerGroups(List.of(groupId)).all());
+            boolean stillListed = false;
+            for (GroupListing g : await(admin.listGroups().all())) {
+                stillListed |= g.groupId().equals(groupId);
+            }
+            out.put("listed_after_delete", stillListed);
+        } finally {
+            admin.close(WAIT);
+            info.put("total_ms", System.currentTimeMillis() - started);
+            out.set("informational", info);
+            System.out.println(out);
+        }
+        check(consumed.values.size() == total && new HashSet<>(consumed.values).size() == total,
+                "consumed " + consumed.values.size() + " records (" + new HashSet<>(consumed.values).size() + " distinct) of " + total);
+    }
+
+    // ---- transactional ----
+
+    static final int TXN_PARTITIONS = 3;
+
+    static Properties transactionalProducer(String bootstrap, String transactionalId) {
+        Properties p = idempotentProducer(bootstrap, "none");
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "60000");
+        return p;
+    }
+
+    /** One transaction of N records (record i to partition i % 3, key k-i, value TAG-i), committed or aborted. */
+    static void transaction(KafkaProducer<byte[], byte[]> producer, String topic, int n, String tag, boolean commit) {
+        producer.beginTransaction();
+        for (int i = 0; i < n; i++) {
+            producer.send(new ProducerRecord<>(topic, i % TXN_PARTITIONS, utf8("k-" + i), utf8(tag + "-" + i)));
+        }
+        producer.flush();
+        if (commit) {
+            producer.commitTransaction();
+        } else {
+            producer.abortTransaction();
+        }
+    }
+
+    static Properties consumerProperties(String bootstrap, String isolation) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.CHECK_CRCS_CONFIG, "true");
+        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "60000");
+        p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
+        return p;
+    }
+
+    static String value(ConsumerRecord<byte[], byte[]> r) {
+        return r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Every partition of `topic` read from the start with `isolation` until the position reaches
+     * the end (read_committed: the last stable offset) and at least `expected` records came;
+     * then a few more polls for any record read twice. Values sorted, offsets per partition,
+     * the end offsets.
+     */
+    static ObjectNode readAll(String bootstrap, String topic, String isolation, int expected, ObjectMapper mapper) {
+        List<TopicPartition> all = partitionsOf(topic, TXN_PARTITIONS);
+        List<String> values = new ArrayList<>();
+        Map<Integer, List<Long>> offsets = new TreeMap<>();
+        ObjectNode out = mapper.createObjectNode();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProperties(bootstrap, isolation))) {
+            consumer.assign(all);
+            consumer.seekToBeginning(all);
+            long deadline = System.currentTimeMillis() + WAIT.toMillis();
+            Map<TopicPartition, Long> ends = Map.of();
+            while (true) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(value(r));
+                    offsets.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.offset());
+                }
+                ends = consumer.endOffsets(all, WAIT);
+                boolean atEnd = true;
+                for (TopicPartition tp : all) {
+                    atEnd &= consumer.position(tp, WAIT) == ends.get(tp);
+                }
+                if (atEnd && values.size() >= expected) {
+                    break;
+                }
+                check(System.currentTimeMillis() < deadline,
+                        isolation + " read of " + topic + ": " + values.size() + " of " + expected + " records after 60 s");
+            }
+            for (int i = 0; i < 3; i++) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    values.add(value(r));
+                    offsets.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.offset());
+                }
+            }
+            ObjectNode endsNode = out.putObject("end_offsets");
+            for (TopicPartition tp : all) {
+                endsNode.put(Integer.toString(tp.partition()), ends.get(tp));
+            }
+        }
+        out.put("records", values.size());
+        out.put("distinct", new HashSet<>(values).size());
+        ArrayNode sorted = out.putArray("values");
+        values.stream().sorted().forEach(sorted::add);
+        ObjectNode perPartition = out.putObject("offsets");
+        offsets.forEach((partition, list) -> {
+            ArrayNode a = perPartition.putArray(partition.toString());
+            list.forEach(a::add);
+        });
+        return out;
+    }
+
+    /** The group's committed offsets of `partitions` (-1: none), by partition. */
+    static ObjectNode committedOffsets(Admin admin, String groupId, List<TopicPartition> partitions, ObjectMapper mapper) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> committed = await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
+        ObjectNode out = mapper.createObjectNode();
+        for (TopicPartition tp : partitions) {
+            OffsetAndMetadata o = committed.get(tp);
+            out.put(Integer.toString(tp.partition()), o == null ? -1 : o.offset());
+        }
+        return out;
+    }
+
+    /** The simple name of what `action` threw (the cause of an ExecutionException), or "none". */
+    static String thrown(Runnable action) {
+        try {
+            action.run();
+            return "none";
+        } catch (RuntimeException e) {
+            return e.getClass().getSimpleName();
+        }
+    }
+
+    static String failure(Future<RecordMetadata> sent) throws InterruptedException {
+        try {
+            sent.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            return "none";
+        } catch (ExecutionException e) {
+            return e.getCause().getClass().getSimpleName();
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "timeout";
+        }
+    }
+
+    /**
+     * DescribeTransactions of `id`, once it is in no Prepare* state (Kafka answers EndTxn
+     * before writing its markers): state, producer epoch, timeout, partitions sorted (`topic`
+     * named TOPIC, the same on every cluster).
+     */
+    static ObjectNode describeTransaction(Admin admin, String id, String topic, ObjectNode into) throws Exception {
+        long deadline = System.currentTimeMillis() + WAIT.toMillis();
+        TransactionDescription d;
+        while (true) {
+            d = await(admin.describeTransactions(List.of(id)).description(id));
+            if (!d.state().toString().startsWith("Prepare") || System.currentTimeMillis() > deadline) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        into.put("state", d.state().toString());
+        into.put("producer_epoch", d.producerEpoch());
+        into.put("timeout_ms", d.transactionTimeoutMs());
+        into.put("started", d.transactionStartTimeMs().isPresent());
+        ArrayNode partitions = into.putArray("partitions");
+        d.topicPartitions().stream().map(tp -> tp.toString().replace(topic, "TOPIC")).sorted().forEach(partitions::add);
+        return into;
+    }
+
+    /** ListTransactions (optionally filtered by state), only `ids`: [id suffix, state] sorted. */
+    static ArrayNode listTransactions(Admin admin, List<String> ids, String prefix, ListTransactionsOptions options, ArrayNode into)
+            throws Exception {
+        List<String> rows = new ArrayList<>();
+        for (TransactionListing l : await(admin.listTransactions(options).all())) {
+            if (ids.contains(l.transactionalId())) {
+                rows.add(l.transactionalId().substring(prefix.length()) + " " + l.state());
+            }
+        }
+        rows.stream().sorted().forEach(into::add);
+        return into;
+    }
+
+    static void transactional(String bootstrap, String topic, int n) throws Exception {
+        watchdog("transactional", 300);
+        String outTopic = topic + "-out";
+        String prefix = "java-txn-" + UUID.randomUUID();
+        String id = prefix + "-main";
+        String copier = prefix + "-copier";
+        String groupId = prefix + "-group";
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode out = mapper.createObjectNode();
+        Admin admin = boundedAdmin(bootstrap);
+        try {
+            createTopic(admin, topic, TXN_PARTITIONS);
+            createTopic(admin, outTopic, TXN_PARTITIONS);
+
+            // Commit, abort, commit.
+            KafkaProducer<byte[], byte[]> first = new KafkaProducer<>(transactionalProducer(bootstrap, id));
+            try {
+                first.initTransactions();
+                transaction(first, topic, n, "committed1", true);
+                transaction(first, topic, n, "aborted", false);
+                transaction(first, topic, n, "committed2", true);
+                out.set("read_committed", readAll(bootstrap, topic, "read_committed", 2 * n, mapper));
+                out.set("read_uncommitted", readAll(bootstrap, topic, "read_uncommitted", 3 * n, mapper));
+                describeTransaction(admin, id, topic, out.putObject("described_after_commits"));
+
+                // The same transactional.id again: the first producer is fenced.
+                KafkaProducer<byte[], byte[]> second = new KafkaProducer<>(transactionalProducer(bootstrap, id));
+                try {
+                    second.initTransactions();
+                    describeTransaction(admin, id, topic, out.putObject("described_after_second_init"));
+                    ObjectNode fenced = out.putObject("fenced");
+                    first.beginTransaction();
+                    Future<RecordMetadata> sent = first.send(new ProducerRecord<>(topic, 0, utf8("k"), utf8("fenced")));
+                    fenced.put("send", failure(sent));
+                    fenced.put("commit", thrown(first::commitTransaction));
+
+                    // An open transaction of one record on partition 0, as the admin client sees it.
+                    second.beginTransaction();
+                    second.send(new ProducerRecord<>(topic, 0, utf8("k"), utf8("open"))).get(WAIT_SECONDS, TimeUnit.SECONDS);
+                    describeTransaction(admin, id, topic, out.putObject("described_open"));
+                    // The open transaction holds partition 0's last stable offset at its record.
+                    TopicPartition first0 = new TopicPartition(topic, 0);
+                    ObjectNode latest = out.putObject("latest_while_open");
+                    for (IsolationLevel level : IsolationLevel.values()) {
+                        ListOffsetsOptions options = new ListOffsetsOptions(level);
+                        latest.put(level.toString(), await(admin.listOffsets(Map.of(first0, OffsetSpec.latest()), options).all()).get(first0).offset());
+                    }
+                    listTransactions(admin, List.of(id), prefix, new ListTransactionsOptions(), out.putArray("listed_open"));
+                    listTransactions(admin, List.of(id), prefix,
+                            new ListTransactionsOptions().filterStates(List.of(org.apache.kafka.clients.admin.TransactionState.COMPLETE_COMMIT)),
+                            out.putArray("listed_complete_commit_while_open"));
+                    second.abortTransaction();
+                    describeTransaction(admin, id, topic, out.putObject("described_after_abort"));
+                } finally {
+                    second.close(WAIT);
+                }
+            } finally {
+                first.close(WAIT);
+            }
+
+            // Consume-transform-produce: TOPIC copied to TOPIC-out, the group's offsets in the same transactions.
+            ObjectNode ctp = out.putObject("consume_transform_produce");
+            Properties cp = consumerProperties(bootstrap, "read_committed");
+            cp.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+            cp.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5");
+            List<TopicPartition> all = partitionsOf(topic, TXN_PARTITIONS);
+            int copied = 0;
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp);
+                    KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(transactionalProducer(bootstrap, copier))) {
+                producer.initTransactions();
+                consumer.subscribe(List.of(topic));
+                Map<TopicPartition, Long> ends = consumer.endOffsets(all, WAIT);
+                Map<TopicPartition, OffsetAndMetadata> sentOffsets = new HashMap<>();
+                long deadline = System.currentTimeMillis() + WAIT.toMillis();
+                while (true) {
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
+                    // The positions pass the markers too, so that the last commit reaches the end offsets.
+                    Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
+                    for (TopicPartition tp : consumer.assignment()) {
+                        positions.put(tp, new OffsetAndMetadata(consumer.position(tp, WAIT)));
+                    }
+                    if (!records.isEmpty() || !positions.equals(sentOffsets)) {
+                        producer.beginTransaction();
+                        for (ConsumerRecord<byte[], byte[]> r : records) {
+                            producer.send(new ProducerRecord<>(outTopic, r.partition(), r.key(), r.value()));
+                            copied++;
+                        }
+                        ConsumerGroupMetadata group = consumer.groupMetadata();
+                        producer.sendOffsetsToTransaction(positions, group);
+                        producer.commitTransaction();
+                        sentOffsets = positions;
+                    }
+                    boolean done = consumer.assignment().size() == TXN_PARTITIONS;
+                    for (TopicPartition tp : all) {
+                        OffsetAndMetadata o = sentOffsets.get(tp);
+                        done &= o != null && o.offset() == ends.get(tp);
+                    }
+                    if (done) {
+                        break;
+                    }
+                    check(System.currentTimeMillis() < deadline, "consume-transform-produce: copied " + copied + " after 60 s, offsets " + sentOffsets);
+                }
+                // Offsets in an open transaction are not the group's yet; aborted, they never are.
+                Map<TopicPartition, OffsetAndMetadata> rewind = new HashMap<>();
+                all.forEach(tp -> rewind.put(tp, new OffsetAndMetadata(0)));
+                producer.beginTransaction();
+                producer.sendOffsetsToTransaction(rewind, consumer.groupMetadata());
+                ctp.set("committed_while_rewind_open", committedOffsets(admin, groupId, all, mapper));
+                // Asked for stable offsets, Kafka answers UNSTABLE_OFFSET_COMMIT meanwhile: the
+                // admin client leaves those partitions out, a read_committed consumer asks again.
+                ListConsumerGroupOffsetsOptions stable = new ListConsumerGroupOffsetsOptions().requireStable(true);
+                ctp.put("stable_partitions_while_rewind_open",
+                        await(admin.listConsumerGroupOffsets(groupId, stable).partitionsToOffsetAndMetadata()).size());
+                ctp.put("consumer_committed_while_rewind_open", thrown(() -> consumer.committed(new HashSet<>(all), Duration.ofSeconds(2))));
+                producer.abortTransaction();
+            }
+            ctp.put("copied", copied);
+            // Described once out of Prepare*: Kafka answers EndTxn before writing the markers which
+            // make the last offsets visible to OffsetFetch. Its epoch counts its transactions
+            // (KIP-890 bumps it at each end): timing, not compared.
+            describeTransaction(admin, copier, topic, ctp.putObject("described")).remove("producer_epoch");
+            Map<TopicPartition, OffsetAndMetadata> committed =
+                    await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            all.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = await(admin.listOffsets(latest).all());
+            ObjectNode committedNode = ctp.putObject("committed");
+            ObjectNode endsNode = ctp.putObject("end_offsets");
+            for (TopicPartition tp : all) {
+                OffsetAndMetadata o = committed.get(tp);
+                committedNode.put(Integer.toString(tp.partition()), o == null ? -1 : o.offset());
+                endsNode.put(Integer.toString(tp.partition()), ends.get(tp).offset());
+            }
+            ObjectNode copiedOut = readAll(bootstrap, outTopic, "read_committed", copied, mapper);
+            copiedOut.remove("offsets");
+            copiedOut.remove("end_offsets");
+            ctp.set("out_read_committed", copiedOut);
+            ctp.set("committed_after_rewind_aborted", committedOffsets(admin, groupId, all, mapper));
+
+            // A transaction left open past its timeout is aborted by the coordinator (Kafka looks
+            // every 10 s), which fences its producer.
+            ObjectNode expired = out.putObject("timed_out");
+            String idle = prefix + "-idle";
+            Properties ip = transactionalProducer(bootstrap, idle);
+            ip.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "2000");
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(ip)) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>(topic, 1, utf8("k"), utf8("timed-out"))).get(WAIT_SECONDS, TimeUnit.SECONDS);
+                long deadline = System.currentTimeMillis() + WAIT.toMillis();
+                String state;
+                do {
+                    Thread.sleep(200);
+                    state = await(admin.describeTransactions(List.of(idle)).description(idle)).state().toString();
+                } while (state.equals("Ongoing") && System.currentTimeMillis() < deadline);
+                describeTransaction(admin, idle, topic, expired.putObject("described"));
+                expired.put("commit", thrown(producer::commitTransaction));
+            }
+            ObjectNode afterExpiry = readAll(bootstrap, topic, "read_committed", 2 * n, mapper);
+            expired.set("read_committed_end_offsets", afterExpiry.get("end_offsets"));
+            expired.put("read_committed_records", afterExpiry.get("records").asInt());
+
+            // Two transactions interleaved on partition 2, x aborted and y committed: read_committed
+            // drops x's records by the aborted transactions Fetch lists.
+            try (KafkaProducer<byte[], byte[]> x = new KafkaProducer<>(transactionalProducer(bootstrap, prefix + "-x"));
+                    KafkaProducer<byte[], byte[]> y = new KafkaProducer<>(transactionalProducer(bootstrap, prefix + "-y"))) {
+                x.initTransactions();
+                y.initTransactions();
+                x.beginTransaction();
+                y.beginTransaction();
+                for (int i = 0; i < 2; i++) {
+                    x.send(new ProducerRecord<>(topic, 2, utf8("k"), utf8("x-" + i))).get(WAIT_SECONDS, TimeUnit.SECONDS);
+                    y.send(new ProducerRecord<>(topic, 2, utf8("k"), utf8("y-" + i))).get(WAIT_SECONDS, TimeUnit.SECONDS);
+                }
+                y.commitTransaction();
+                x.abortTransaction();
+            }
+            ObjectNode interleaved = out.putObject("interleaved");
+            for (String isolation : new String[] {"read_committed", "read_uncommitted"}) {
+                // Uncommitted: also the open, the timed-out and x's records.
+                int expected = isolation.equals("read_committed") ? 2 * n + 2 : 3 * n + 6;
+                ObjectNode read = readAll(bootstrap, topic, isolation, expected, mapper);
+                ObjectNode summary = interleaved.putObject(isolation);
+                summary.set("partition_2_offsets", read.get("offsets").get("2"));
+                ArrayNode values = summary.putArray("values");
+                read.get("values").forEach(v -> {
+                    if (v.asText().startsWith("x-") || v.asText().startsWith("y-")) {
+                        values.add(v);
+                    }
+                });
+            }
+            listTransactions(admin, List.of(id, copier, idle), prefix, new ListTransactionsOptions(), out.putArray("listed_at_the_end"));
+        } finally {
+            admin.close(WAIT);
+            System.out.println(out);
+        }
     }
 }
