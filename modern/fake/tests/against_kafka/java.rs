@@ -139,6 +139,15 @@ fn an_idempotent_producer_gets_the_same_offsets() {
     );
 }
 
+/// What both group modes report alike: `total` records consumed exactly once, keys and
+/// headers intact, committed up to the end.
+fn consumed_once_and_committed(s: &Value, total: usize) {
+    assert_eq!(s["consumed"], total, "every record consumed exactly once: {s}");
+    assert_eq!(s["distinct"], total, "every record consumed exactly once: {s}");
+    assert_eq!(s["committed"], s["end_offsets"], "committed up to the end: {s}");
+    assert_eq!(s["keys_and_headers_match"], true, "{s}");
+}
+
 #[test]
 fn a_classic_consumer_group_consumes_every_record_once() {
     let n = 20;
@@ -147,10 +156,7 @@ fn a_classic_consumer_group_consumes_every_record_once() {
         "group",
         runs,
         |s, _| {
-            assert_eq!(s["consumed"], 5 * n, "every record consumed exactly once: {s}");
-            assert_eq!(s["distinct"], 5 * n, "every record consumed exactly once: {s}");
-            assert_eq!(s["committed"], s["end_offsets"], "committed up to the end: {s}");
-            assert_eq!(s["keys_and_headers_match"], true, "{s}");
+            consumed_once_and_committed(s, 5 * n);
         },
         |s| without(s, &["informational"]),
     );
@@ -168,10 +174,7 @@ fn a_consumer_protocol_group_consumes_every_record_once() {
         "consumer-protocol",
         runs,
         |s, _| {
-            assert_eq!(s["consumed"], 5 * n, "every record consumed exactly once: {s}");
-            assert_eq!(s["distinct"], 5 * n, "every record consumed exactly once: {s}");
-            assert_eq!(s["committed"], s["end_offsets"], "committed up to the end: {s}");
-            assert_eq!(s["keys_and_headers_match"], true, "{s}");
+            consumed_once_and_committed(s, 5 * n);
             let own = ["alone", "second_joined", "third_joined", "first_left"].map(|step| &s["steps"][step]["own"]);
             assert_eq!(serde_json::json!(own), serde_json::json!([[7], [3, 4], [2, 2, 3], [3, 4]]), "{s}");
             for step in s["steps"].as_object().into_iter().flat_map(|o| o.values()) {

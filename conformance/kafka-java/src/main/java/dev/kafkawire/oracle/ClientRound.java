@@ -664,52 +664,16 @@ public final class ClientRound {
                 out.put("keys_and_headers_match", consumed.matches);
 
                 // The admin client's view, with the two members still in the group.
-                Map<TopicPartition, OffsetAndMetadata> committed =
-                        await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
-                ObjectNode committedNode = out.putObject("committed");
-                for (TopicPartition tp : all) {
-                    OffsetAndMetadata o = committed.get(tp);
-                    committedNode.put(Integer.toString(tp.partition()), o == null ? -1 : o.offset());
-                }
+                committedOffsets(admin, groupId, all, out.putObject("committed"));
                 describeGroup(admin, groupId, out.putObject("described"));
-                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-                all.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
-                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = await(admin.listOffsets(latest).all());
-                ObjectNode endsNode = out.putObject("end_offsets");
-                for (TopicPartition tp : all) {
-                    endsNode.put(Integer.toString(tp.partition()), ends.get(tp).offset());
-                }
-                ObjectNode listed = out.putObject("listed");
-                for (GroupListing g : await(admin.listGroups().all())) {
-                    if (g.groupId().equals(groupId)) {
-                        listed.put("type", String.valueOf(g.type().orElse(null)));
-                        listed.put("protocol", g.protocol());
-                        listed.put("state", String.valueOf(g.groupState().orElse(null)));
-                    }
-                }
+                endOffsets(admin, all, out.putObject("end_offsets"));
+                listGroup(admin, groupId, out.putObject("listed"));
             } finally {
-                ObjectNode perMember = info.putObject("members");
-                for (Member m : everyone) {
-                    ObjectNode e = perMember.putObject(m.name);
-                    e.put("consumed", m.consumed);
-                    e.put("assigned_calls", m.assignedCalls);
-                    e.put("revoked_calls", m.revokedCalls);
-                    e.put("lost_calls", m.lostCalls);
-                    e.put("commit_failures", m.commitFailures);
-                }
-                for (Member m : everyone) {
-                    m.close();
-                }
+                closeMembers(everyone, info.putObject("members"));
             }
 
             // Every member gone: the group is empty, its offsets kept; then deleted.
-            describeGroup(admin, groupId, out.putObject("described_after_close"));
-            await(admin.deleteConsumerGroups(List.of(groupId)).all());
-            boolean stillListed = false;
-            for (GroupListing g : await(admin.listGroups().all())) {
-                stillListed |= g.groupId().equals(groupId);
-            }
-            out.put("listed_after_delete", stillListed);
+            describeThenDelete(admin, groupId, out);
         } finally {
             admin.close(WAIT);
             info.put("total_ms", System.currentTimeMillis() - started);
@@ -813,51 +777,15 @@ public final class ClientRound {
                 out.put("distinct", new HashSet<>(consumed.values).size());
                 out.put("keys_and_headers_match", consumed.matches);
 
-                Map<TopicPartition, OffsetAndMetadata> committed =
-                        await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
-                ObjectNode committedNode = out.putObject("committed");
-                for (TopicPartition tp : all) {
-                    OffsetAndMetadata o = committed.get(tp);
-                    committedNode.put(Integer.toString(tp.partition()), o == null ? -1 : o.offset());
-                }
-                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-                all.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
-                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = await(admin.listOffsets(latest).all());
-                ObjectNode endsNode = out.putObject("end_offsets");
-                for (TopicPartition tp : all) {
-                    endsNode.put(Integer.toString(tp.partition()), ends.get(tp).offset());
-                }
-                ObjectNode listed = out.putObject("listed");
-                for (GroupListing g : await(admin.listGroups().all())) {
-                    if (g.groupId().equals(groupId)) {
-                        listed.put("type", String.valueOf(g.type().orElse(null)));
-                        listed.put("protocol", g.protocol());
-                        listed.put("state", String.valueOf(g.groupState().orElse(null)));
-                    }
-                }
+                committedOffsets(admin, groupId, all, out.putObject("committed"));
+                endOffsets(admin, all, out.putObject("end_offsets"));
+                listGroup(admin, groupId, out.putObject("listed"));
             } finally {
-                ObjectNode perMember = info.putObject("members");
-                for (Member m : everyone) {
-                    ObjectNode e = perMember.putObject(m.name);
-                    e.put("consumed", m.consumed);
-                    e.put("assigned_calls", m.assignedCalls);
-                    e.put("revoked_calls", m.revokedCalls);
-                    e.put("lost_calls", m.lostCalls);
-                    e.put("commit_failures", m.commitFailures);
-                }
-                for (Member m : everyone) {
-                    m.close();
-                }
+                closeMembers(everyone, info.putObject("members"));
             }
 
             // Every member gone: an empty consumer group, its offsets kept; then deleted.
-            describeGroup(admin, groupId, out.putObject("described_after_close"));
-            await(admin.deleteConsumerGroups(List.of(groupId)).all());
-            boolean stillListed = false;
-            for (GroupListing g : await(admin.listGroups().all())) {
-                stillListed |= g.groupId().equals(groupId);
-            }
-            out.put("listed_after_delete", stillListed);
+            describeThenDelete(admin, groupId, out);
         } finally {
             admin.close(WAIT);
             info.put("total_ms", System.currentTimeMillis() - started);
@@ -866,6 +794,65 @@ public final class ClientRound {
         }
         check(consumed.values.size() == total && new HashSet<>(consumed.values).size() == total,
                 "consumed " + consumed.values.size() + " records (" + new HashSet<>(consumed.values).size() + " distinct) of " + total);
+    }
+
+    // ---- what the group modes report alike ----
+
+    /** The group's committed offset of each of `all` (-1 for none), by partition. */
+    static void committedOffsets(Admin admin, String groupId, List<TopicPartition> all, ObjectNode out) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+                await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
+        for (TopicPartition tp : all) {
+            OffsetAndMetadata o = committed.get(tp);
+            out.put(Integer.toString(tp.partition()), o == null ? -1 : o.offset());
+        }
+    }
+
+    /** Each partition's end offset. */
+    static void endOffsets(Admin admin, List<TopicPartition> all, ObjectNode out) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        all.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = await(admin.listOffsets(latest).all());
+        for (TopicPartition tp : all) {
+            out.put(Integer.toString(tp.partition()), ends.get(tp).offset());
+        }
+    }
+
+    /** The group as ListGroups shows it: type, protocol, state. */
+    static void listGroup(Admin admin, String groupId, ObjectNode out) throws Exception {
+        for (GroupListing g : await(admin.listGroups().all())) {
+            if (g.groupId().equals(groupId)) {
+                out.put("type", String.valueOf(g.type().orElse(null)));
+                out.put("protocol", g.protocol());
+                out.put("state", String.valueOf(g.groupState().orElse(null)));
+            }
+        }
+    }
+
+    /** What each member saw (informational, timing-dependent), then every member closed. */
+    static void closeMembers(List<Member> everyone, ObjectNode info) {
+        for (Member m : everyone) {
+            ObjectNode e = info.putObject(m.name);
+            e.put("consumed", m.consumed);
+            e.put("assigned_calls", m.assignedCalls);
+            e.put("revoked_calls", m.revokedCalls);
+            e.put("lost_calls", m.lostCalls);
+            e.put("commit_failures", m.commitFailures);
+        }
+        for (Member m : everyone) {
+            m.close();
+        }
+    }
+
+    /** The emptied group described, deleted, and whether it is still listed. */
+    static void describeThenDelete(Admin admin, String groupId, ObjectNode out) throws Exception {
+        describeGroup(admin, groupId, out.putObject("described_after_close"));
+        await(admin.deleteConsumerGroups(List.of(groupId)).all());
+        boolean stillListed = false;
+        for (GroupListing g : await(admin.listGroups().all())) {
+            stillListed |= g.groupId().equals(groupId);
+        }
+        out.put("listed_after_delete", stillListed);
     }
 
     // ---- transactional ----
@@ -963,17 +950,6 @@ public final class ClientRound {
             ArrayNode a = perPartition.putArray(partition.toString());
             list.forEach(a::add);
         });
-        return out;
-    }
-
-    /** The group's committed offsets of `partitions` (-1: none), by partition. */
-    static ObjectNode committedOffsets(Admin admin, String groupId, List<TopicPartition> partitions, ObjectMapper mapper) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> committed = await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
-        ObjectNode out = mapper.createObjectNode();
-        for (TopicPartition tp : partitions) {
-            OffsetAndMetadata o = committed.get(tp);
-            out.put(Integer.toString(tp.partition()), o == null ? -1 : o.offset());
-        }
         return out;
     }
 
@@ -1143,7 +1119,7 @@ public final class ClientRound {
                 all.forEach(tp -> rewind.put(tp, new OffsetAndMetadata(0)));
                 producer.beginTransaction();
                 producer.sendOffsetsToTransaction(rewind, consumer.groupMetadata());
-                ctp.set("committed_while_rewind_open", committedOffsets(admin, groupId, all, mapper));
+                committedOffsets(admin, groupId, all, ctp.putObject("committed_while_rewind_open"));
                 // Asked for stable offsets, Kafka answers UNSTABLE_OFFSET_COMMIT meanwhile: the
                 // admin client leaves those partitions out, a read_committed consumer asks again.
                 ListConsumerGroupOffsetsOptions stable = new ListConsumerGroupOffsetsOptions().requireStable(true);
@@ -1173,7 +1149,7 @@ public final class ClientRound {
             copiedOut.remove("offsets");
             copiedOut.remove("end_offsets");
             ctp.set("out_read_committed", copiedOut);
-            ctp.set("committed_after_rewind_aborted", committedOffsets(admin, groupId, all, mapper));
+            committedOffsets(admin, groupId, all, ctp.putObject("committed_after_rewind_aborted"));
 
             // A transaction left open past its timeout is aborted by the coordinator (Kafka looks
             // every 10 s), which fences its producer.
