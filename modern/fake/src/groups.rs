@@ -68,6 +68,13 @@ pub(crate) struct Committed {
     pub metadata: Option<String>,
 }
 
+impl Committed {
+    /// As an OffsetCommit or TxnOffsetCommit partition states it.
+    pub fn new(offset: i64, leader_epoch: i32, metadata: Option<&kafka_wire::StrBytes>) -> Committed {
+        Committed { offset, leader_epoch, metadata: metadata.map(|m| m.to_string()) }
+    }
+}
+
 /// A group and its committed offsets.
 #[derive(Debug)]
 pub(crate) struct Group {

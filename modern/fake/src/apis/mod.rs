@@ -176,8 +176,8 @@ pub(crate) fn fenced(version: i16, since: i16) -> kafka_wire::ErrorCode {
     }
 }
 
-/// Whether this node coordinates `group`: NOT_COORDINATOR otherwise, as Kafka answers a client
-/// whose coordinator moved.
+/// Whether this node coordinates `group` (or a transactional id): NOT_COORDINATOR otherwise, as
+/// Kafka answers a client whose coordinator moved.
 pub(crate) fn coordinates(state: &crate::state::State, node: i32, group: &str) -> Result<(), kafka_wire::ErrorCode> {
     match state.coordinator_of(group) {
         Some(n) if n == node => Ok(()),

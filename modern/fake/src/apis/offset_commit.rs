@@ -73,11 +73,11 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
                     let error_code = match committable(&state, group_error, name.as_deref(), p.partition_index) {
                         Err(code) => code,
                         Ok(name) => {
-                            let committed = Committed {
-                                offset: p.committed_offset,
-                                leader_epoch: p.committed_leader_epoch,
-                                metadata: p.committed_metadata.as_ref().map(|m| m.to_string()),
-                            };
+                            let committed = Committed::new(
+                                p.committed_offset,
+                                p.committed_leader_epoch,
+                                p.committed_metadata.as_ref(),
+                            );
                             if let Some(group) = state.groups.get_mut(&group_id) {
                                 group.offsets.insert((name, p.partition_index), committed);
                             }
