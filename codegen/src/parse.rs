@@ -1,8 +1,8 @@
-//! Reading schema text: strip Kafka's `//` and `/* */` comments, then parse with serde.
+//! Reading schema text: strip Kafka's `//` and `/* */` comments, parse the JSON with
+//! serde_json, check its keys, then read the typed model (`schema`).
 
 use crate::diagnostics::{SchemaError, SchemaErrors, SchemaWarning};
 use crate::schema::{MessageSpec, FIELD_KEYS, MESSAGE_KEYS, STRUCT_KEYS};
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// Replaces every comment with spaces (keeping newlines), leaving string literals untouched,
@@ -105,13 +105,18 @@ pub fn parse_schema(file: &str, text: &str) -> Result<(MessageSpec, Vec<SchemaWa
             "block comment `/*` is never closed with `*/`",
         )
     })?;
-    let mut reader = serde_json::Deserializer::from_str(&stripped);
-    let value = Value::deserialize(&mut reader).map_err(|e| json_error(file, &e))?;
+    let mut values = serde_json::Deserializer::from_str(&stripped).into_iter::<Value>();
+    let value = match values.next() {
+        Some(parsed) => parsed.map_err(|e| json_error(file, &e))?,
+        None => return Err(SchemaError::new(file, "line 1, column 1", None, "invalid JSON: no value").into()),
+    };
     let mut warnings = Vec::new();
-    if let Err(e) = reader.end() {
+    let rest = &stripped[values.byte_offset()..];
+    if let Some(extra) = rest.find(|c: char| !c.is_whitespace()) {
+        let (line, column) = line_column(&stripped, stripped.len() - rest.len() + extra);
         warnings.push(SchemaWarning {
             file: file.to_owned(),
-            path: format!("line {}, column {}", e.line(), e.column()),
+            path: format!("line {line}, column {column}"),
             message: "text after the top-level object, which Kafka's generator (Jackson) ignores \
                       (Kafka 2.8.0's DescribeProducersRequest.json has one `}` too many)"
                 .to_owned(),
@@ -123,7 +128,8 @@ pub fn parse_schema(file: &str, text: &str) -> Result<(MessageSpec, Vec<SchemaWa
     if !errors.is_empty() {
         return Err(SchemaErrors(errors));
     }
-    let mut spec = MessageSpec::deserialize(value).map_err(|e| SchemaErrors::from(type_error(file, &stripped, &e)))?;
+    let mut spec = MessageSpec::from_value(&value)
+        .map_err(|e| SchemaError::new(file, e.path, None, format!("invalid schema: {}", e.message)))?;
     spec.history = history_comments(text, &stripped);
     Ok((spec, warnings))
 }
@@ -156,19 +162,6 @@ pub fn history_comments(text: &str, stripped: &str) -> Vec<String> {
         paragraphs.push(current);
     }
     paragraphs
-}
-
-/// A value of the wrong JSON type. Deserializing from the parsed value loses positions, so the
-/// text is deserialized again to find the line and column when that reports the same problem.
-fn type_error(file: &str, stripped: &str, e: &serde_json::Error) -> SchemaError {
-    let message = e.to_string();
-    if let Err(positioned) = serde_json::from_str::<MessageSpec>(stripped) {
-        let located = json_error(file, &positioned);
-        if located.message == format!("invalid JSON: {message}") {
-            return SchemaError::new(file, located.path, None, format!("invalid schema: {message}"));
-        }
-    }
-    SchemaError::new(file, "$", None, format!("invalid schema: {message}"))
 }
 
 fn json_error(file: &str, e: &serde_json::Error) -> SchemaError {
@@ -317,8 +310,8 @@ mod tests {
     }
 
     #[test]
-    fn key_lists_match_the_serde_model() {
-        // Every listed key is accepted by the typed model (which itself denies unknown keys).
+    fn key_lists_match_the_typed_model() {
+        // Every listed key is accepted and read by the typed model.
         let field = r#"{"name": "F", "type": "[]S", "versions": "0+", "nullableVersions": "0+",
             "taggedVersions": "0+", "tag": 0, "default": "null", "ignorable": true, "mapKey": false,
             "entityType": "topicName", "zeroCopy": false, "flexibleVersions": "none",
@@ -333,18 +326,62 @@ mod tests {
         assert_eq!(v.as_object().unwrap().len(), MESSAGE_KEYS.len());
         assert_eq!(v["fields"][0].as_object().unwrap().len(), FIELD_KEYS.len());
         assert_eq!(v["commonStructs"][0].as_object().unwrap().len(), STRUCT_KEYS.len());
-        parse_message("R.json", &text).unwrap();
-        // And the model alone rejects a key the lists do not have.
-        let bad: Result<MessageSpec, _> = serde_json::from_str(r#"{"name": "R", "headerVersions": {}}"#);
-        assert!(bad.unwrap_err().to_string().contains("unknown field `headerVersions`"));
+        let spec = parse_message("R.json", &text).unwrap();
+        let f = &spec.fields[0];
+        assert_eq!((spec.api_key, spec.kind.as_deref(), spec.name.as_deref()), (Some(1), Some("request"), Some("R")));
+        assert_eq!(
+            (spec.valid_versions.as_deref(), spec.flexible_versions.as_deref(), spec.deprecated_versions.as_deref()),
+            (Some("0"), Some("0+"), Some("none"))
+        );
+        assert_eq!(
+            (spec.latest_version_unstable, spec.listeners.as_deref()),
+            (Some(false), Some(&["broker".to_owned()][..]))
+        );
+        assert_eq!((f.name.as_deref(), f.ty.as_deref(), f.versions.as_deref()), (Some("F"), Some("[]S"), Some("0+")));
+        assert_eq!(
+            (f.nullable_versions.as_deref(), f.tagged_versions.as_deref(), f.tag),
+            (Some("0+"), Some("0+"), Some(0))
+        );
+        assert_eq!(
+            (f.default.as_deref(), f.ignorable, f.map_key, f.zero_copy),
+            (Some("null"), Some(true), Some(false), Some(false))
+        );
+        assert_eq!(
+            (f.entity_type.as_deref(), f.flexible_versions.as_deref(), f.about.as_deref()),
+            (Some("topicName"), Some("none"), Some("a"))
+        );
+        assert_eq!(f.fields.as_ref().map(Vec::len), Some(0));
+        let s = &spec.common_structs[0];
+        assert_eq!((s.name.as_deref(), s.versions.as_deref(), s.fields.len()), (Some("S"), Some("0+"), 0));
     }
 
     #[test]
-    fn type_errors_carry_line_and_column() {
+    fn type_errors_carry_their_json_path() {
         let e = parse_message("X.json", "{\n  \"name\": \"X\",\n  \"apiKey\": \"two\"\n}").unwrap_err();
         assert_eq!(e.len(), 1);
-        assert_eq!(e.0[0].path, "line 3, column 17");
-        assert!(e.0[0].message.starts_with("invalid schema: invalid type: string \"two\""), "{}", e.0[0]);
+        assert_eq!(e.0[0].path, "$.apiKey");
+        assert_eq!(e.0[0].message, "invalid schema: invalid type: string \"two\", expected an i16");
+        let text = r#"{"name": "X", "fields": [{"name": "A", "versions": "0+", "fields": [
+            {"name": "B", "versions": ["0+"]}]}]}"#;
+        let e = parse_message("X.json", text).unwrap_err();
+        assert_eq!(e.0[0].path, "$.fields[0].fields[0] (B).versions");
+        assert_eq!(e.0[0].message, "invalid schema: invalid type: sequence, expected a string, number or boolean");
+    }
+
+    #[test]
+    fn coerced_spellings_are_read_as_kafka_reads_them() {
+        let text = r#"{"name": "X", "validVersions": 3, "fields": [
+            {"name": "A", "type": "int32", "versions": "0+", "tag": "7", "default": -1, "ignorable": "true"},
+            {"name": "B", "type": "bool", "versions": "0+", "default": false, "mapKey": null, "about": null}]}"#;
+        let spec = parse_message("X.json", text).unwrap();
+        let (a, b) = (&spec.fields[0], &spec.fields[1]);
+        assert_eq!(spec.valid_versions.as_deref(), Some("3"));
+        assert_eq!((a.tag, a.default.as_deref(), a.ignorable), (Some(7), Some("-1"), Some(true)));
+        assert_eq!((b.default.as_deref(), b.map_key, b.about.as_deref()), (Some("false"), None, None));
+        let e = parse_message("X.json", r#"{"name": "X", "fields": [{"name": "A", "tag": "x"}]}"#).unwrap_err();
+        assert_eq!(e.0[0].path, "$.fields[0] (A).tag");
+        let e = parse_message("X.json", r#"{"name": "X", "latestVersionUnstable": "yes"}"#).unwrap_err();
+        assert_eq!(e.0[0].message, "invalid schema: invalid type: string \"yes\", expected true or false");
     }
 
     #[test]

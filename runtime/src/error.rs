@@ -257,15 +257,26 @@ impl fmt::Display for EncodeError {
 impl std::error::Error for EncodeError {}
 
 /// Why a read failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadError {
     /// Fewer bytes remained than the field needs.
-    #[error("not enough bytes (requested {requested}, available {available})")]
     NotEnoughBytes { requested: usize, available: usize },
     /// A varint ran past its maximum width (5 bytes, or 10 for a varlong).
-    #[error("varint longer than its maximum width")]
     VarintTooLong,
 }
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotEnoughBytes { requested, available } => {
+                write!(f, "not enough bytes (requested {requested}, available {available})")
+            }
+            ReadError::VarintTooLong => f.write_str("varint longer than its maximum width"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
 
 impl From<ReadError> for DecodeError {
     fn from(e: ReadError) -> Self {
