@@ -21,6 +21,8 @@ use crate::state::{NodeInfo, State};
 #[derive(Debug)]
 pub(crate) struct Shared {
     state: Mutex<State>,
+    /// Share groups (KIP-932); taken after `state` when both are needed.
+    shares: Mutex<crate::share_groups::Shares>,
     pub appended: Notify,
     /// Woken on every change to a group, for JoinGroup and SyncGroup waiting on one.
     pub groups_changed: Notify,
@@ -36,6 +38,12 @@ impl Shared {
     /// back rather than failing every request after.
     pub fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The share groups' state (after [`Shared::state`] when both are taken), taken back after
+    /// a panic for the same reason.
+    pub fn shares(&self) -> MutexGuard<'_, crate::share_groups::Shares> {
+        self.shares.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -89,6 +97,7 @@ impl FakeCluster {
         };
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
+            shares: Mutex::new(Default::default()),
             appended: Notify::new(),
             groups_changed: Notify::new(),
             hooks: Hooks::default(),
@@ -184,6 +193,27 @@ impl FakeCluster {
             consumer || state.groups.get_mut(group).is_some_and(|g| g.remove(&[member.to_string()], now))
         };
         self.shared.groups_changed.notify_waiters();
+        expired
+    }
+
+    /// The member ids of share group `group` (empty for a group nobody is in).
+    pub fn share_group_members(&self, group: &str) -> Vec<String> {
+        let shares = self.shared.shares();
+        shares.groups.get(group).map(|g| g.members.keys().cloned().collect()).unwrap_or_default()
+    }
+
+    /// Removes a member of share group `group` as its session timeout would: its share
+    /// sessions close and the records it holds go back to be delivered again (as never
+    /// delivered: their delivery count goes back down). False if it is not a member.
+    pub fn expire_share_member(&self, group: &str, member: &str) -> bool {
+        let (expired, released) = {
+            let mut shares = self.shared.shares();
+            let expired = shares.groups.get_mut(group).is_some_and(|g| g.remove(member));
+            (expired, expired && shares.forget_member(group, member))
+        };
+        if released {
+            self.shared.appended.notify_waiters();
+        }
         expired
     }
 
@@ -347,7 +377,8 @@ impl FakeCluster {
 }
 
 /// Every 100 ms: members past their session timeout leave, rounds of joins past their
-/// deadline end. Stops once the cluster is gone.
+/// deadline end, share groups' acquisition locks that ran out let their records go. Stops once
+/// the cluster is gone.
 async fn tick_groups(shared: std::sync::Weak<Shared>) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -364,7 +395,9 @@ async fn tick_groups(shared: std::sync::Weak<Shared>) {
         if changed {
             shared.groups_changed.notify_waiters();
         }
-        if aborted {
+        // Records released: share fetches waiting for some may take them.
+        let released = shared.shares().tick(now, &shared.config);
+        if aborted || released {
             // Markers were written: read_committed fetches may move on.
             shared.appended.notify_waiters();
         }

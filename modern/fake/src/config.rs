@@ -22,6 +22,11 @@ pub struct FakeConfig {
     pub(crate) users: Vec<kafka_wire_connection::Credentials>,
     /// Per API key, the versions of the release the cluster behaves as (None: Kafka 4.4.0's).
     pub(crate) versions: Option<std::collections::HashMap<i16, (i16, i16)>>,
+    /// Share groups' defaults (Kafka's `group.share.record.lock.duration.ms`,
+    /// `group.share.delivery.count.limit`, `group.share.session.timeout.ms`).
+    pub(crate) share_record_lock_duration: Duration,
+    pub(crate) share_delivery_count_limit: i16,
+    pub(crate) share_session_timeout: Duration,
 }
 
 impl Default for FakeConfig {
@@ -47,6 +52,9 @@ impl Default for FakeConfig {
             group_initial_rebalance_delay: Duration::from_secs(3),
             users: Vec::new(),
             versions: None,
+            share_record_lock_duration: Duration::from_secs(30),
+            share_delivery_count_limit: 5,
+            share_session_timeout: Duration::from_secs(45),
         }
     }
 }
@@ -124,6 +132,29 @@ impl FakeConfig {
     /// form at once).
     pub fn group_initial_rebalance_delay(mut self, delay: Duration) -> Self {
         self.group_initial_rebalance_delay = delay;
+        self
+    }
+
+    /// How long a share group member holds the records it acquired before they go back to be
+    /// delivered again (Kafka's `group.share.record.lock.duration.ms`, 30 s by default; a group
+    /// may set its own `share.record.lock.duration.ms` within Kafka's bounds). Shorter for tests
+    /// of lock expiry.
+    pub fn share_record_lock_duration(mut self, lock: Duration) -> Self {
+        self.share_record_lock_duration = lock;
+        self
+    }
+
+    /// How often a share group delivers a record before archiving it (Kafka's
+    /// `group.share.delivery.count.limit`, 5 by default).
+    pub fn share_delivery_count_limit(mut self, limit: i16) -> Self {
+        self.share_delivery_count_limit = limit.max(1);
+        self
+    }
+
+    /// How long a share group member may stay silent before it is removed and its records
+    /// released (Kafka's `group.share.session.timeout.ms`, 45 s by default).
+    pub fn share_session_timeout(mut self, timeout: Duration) -> Self {
+        self.share_session_timeout = timeout;
         self
     }
 

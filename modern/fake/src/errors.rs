@@ -27,6 +27,10 @@ pub(crate) fn can_fail(api: ApiKey) -> bool {
             | ApiKey::EndTxn
             | ApiKey::CreateTopics
             | ApiKey::DeleteTopics
+            | ApiKey::ConsumerGroupHeartbeat
+            | ApiKey::ShareGroupHeartbeat
+            | ApiKey::ShareFetch
+            | ApiKey::ShareAcknowledge
     )
 }
 
@@ -260,6 +264,15 @@ pub(crate) fn error_response(request: &RequestKind, version: i16, code: ErrorCod
             ..Default::default()
         }
         .into(),
+        // The group and share APIs answer a request-wide failure with their top-level code.
+        RequestKind::ConsumerGroupHeartbeat(_) => {
+            ConsumerGroupHeartbeatResponse { error_code: code, ..Default::default() }.into()
+        }
+        RequestKind::ShareGroupHeartbeat(_) => {
+            ShareGroupHeartbeatResponse { error_code: code, ..Default::default() }.into()
+        }
+        RequestKind::ShareFetch(_) => ShareFetchResponse { error_code: code, ..Default::default() }.into(),
+        RequestKind::ShareAcknowledge(_) => ShareAcknowledgeResponse { error_code: code, ..Default::default() }.into(),
         _ => return None,
     })
 }

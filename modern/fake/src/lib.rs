@@ -36,6 +36,7 @@ mod node;
 mod producers;
 mod room;
 mod sasl;
+mod share_groups;
 mod state;
 mod topic_configs;
 mod transactions;

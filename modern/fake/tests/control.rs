@@ -129,3 +129,36 @@ async fn behaves_as_older_releases() {
         assert_eq!(fetched.responses[0].partitions[0].error_code, ErrorCode::NONE, "as Kafka {release}");
     }
 }
+
+#[tokio::test]
+async fn share_and_consumer_group_heartbeats_can_be_failed_once() {
+    use kafka_wire::messages::{ConsumerGroupHeartbeatRequest, ShareGroupHeartbeatRequest};
+    use kafka_wire::{GroupId, StrBytes, TopicName};
+    let fake = FakeCluster::start(FakeConfig::default()).await.unwrap();
+    fake.create_topic("work", 1).unwrap();
+    let cluster = connect(&fake).await;
+    let any = cluster.any().await.unwrap();
+    let share = || ShareGroupHeartbeatRequest {
+        group_id: GroupId(StrBytes::from_static_str("sharers")),
+        member_id: StrBytes::from_static_str("SSSSSSSSSSSSSSSSSSSSSS"),
+        subscribed_topic_names: Some(vec![TopicName(StrBytes::from_static_str("work"))]),
+        ..Default::default()
+    };
+    let consumer = || ConsumerGroupHeartbeatRequest {
+        group_id: GroupId(StrBytes::from_static_str("consumers")),
+        member_id: StrBytes::from_static_str("CCCCCCCCCCCCCCCCCCCCCC"),
+        rebalance_timeout_ms: 30_000,
+        subscribed_topic_names: Some(vec![TopicName(StrBytes::from_static_str("work"))]),
+        topic_partitions: Some(Vec::new()),
+        ..Default::default()
+    };
+    for api in [ApiKey::ShareGroupHeartbeat, ApiKey::ConsumerGroupHeartbeat] {
+        fake.fail(api, Times::Once, ErrorCode::COORDINATOR_LOAD_IN_PROGRESS).unwrap();
+    }
+    assert_eq!(any.send(share()).await.unwrap().error_code, ErrorCode::COORDINATOR_LOAD_IN_PROGRESS);
+    assert_eq!(any.send(consumer()).await.unwrap().error_code, ErrorCode::COORDINATOR_LOAD_IN_PROGRESS);
+    let joined = any.send(share()).await.unwrap();
+    assert_eq!((joined.error_code, joined.member_epoch), (ErrorCode::NONE, 1), "{joined:?}");
+    let joined = any.send(consumer()).await.unwrap();
+    assert_eq!(joined.error_code, ErrorCode::NONE, "{joined:?}");
+}

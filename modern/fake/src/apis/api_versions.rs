@@ -1,7 +1,9 @@
 //! ApiVersions: the APIs served and their versions (KIP-511's client name and version are
 //! accepted and not needed), and the features clients decide by, as a Kafka 4.x cluster
 //! finalizes them: `transaction.version` 2 (KIP-890's transactions v2) when EndTxn v5 is
-//! served, `group.version` 1 (KIP-848's consumer groups) when ConsumerGroupHeartbeat is.
+//! served, `group.version` 1 (KIP-848's consumer groups) when ConsumerGroupHeartbeat is,
+//! `share.version` 2 (KIP-932's share groups, Kafka 4.4's latest production level) when
+//! ShareGroupHeartbeat is.
 
 use kafka_wire::messages::api_versions_response::{ApiVersion, FinalizedFeatureKey, SupportedFeatureKey};
 use kafka_wire::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse};
@@ -52,6 +54,10 @@ pub(crate) fn handle(shared: &Shared, _request: &ApiVersionsRequest) -> ApiVersi
     if served_versions(shared, ApiKey::ConsumerGroupHeartbeat).is_some() {
         // KIP-848's consumer groups.
         feature("group.version", 1);
+    }
+    if served_versions(shared, ApiKey::ShareGroupHeartbeat).is_some() {
+        // KIP-932's share groups, at the level a fresh Kafka 4.4 cluster finalizes.
+        feature("share.version", 2);
     }
     if !response.finalized_features.is_empty() {
         response.finalized_features_epoch = 1;

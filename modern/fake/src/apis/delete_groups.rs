@@ -1,4 +1,5 @@
-//! DeleteGroups: a group without members, and its committed offsets, go away.
+//! DeleteGroups: a group without members, and its committed offsets (a share group: its
+//! share-partitions' state), go away.
 
 use kafka_wire::messages::delete_groups_response::DeletableGroupResult;
 use kafka_wire::messages::{DeleteGroupsRequest, DeleteGroupsResponse};
@@ -17,6 +18,18 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteGroupsRequest) -> DeleteGroup
             let error_code = match coordinates(&state, ctx.node, id) {
                 Err(code) => code,
                 // A KIP-848 group goes with the classic group keeping its offsets.
+                // A share group goes with its share-partitions' state.
+                Ok(()) if ctx.shared.shares().groups.contains_key(id.as_str()) => {
+                    let mut shares = ctx.shared.shares();
+                    if shares.groups[id.as_str()].members.is_empty() {
+                        shares.groups.remove(id.as_str());
+                        shares.partitions.retain(|(g, _, _), _| g != id.as_str());
+                        shares.sessions.retain(|(g, _, _), _| g != id.as_str());
+                        ErrorCode::NONE
+                    } else {
+                        ErrorCode::NON_EMPTY_GROUP
+                    }
+                }
                 Ok(()) if is_consumer_group(&state, id) => {
                     if state.consumer_groups[id.as_str()].members.is_empty() {
                         state.consumer_groups.remove(id.as_str());

@@ -1,5 +1,6 @@
 //! DescribeConfigs: a topic's configs (set ones as DYNAMIC_TOPIC_CONFIG, the rest as Kafka's
-//! defaults, cluster-wide or built in) or a node's broker defaults, all or the keys asked.
+//! defaults, cluster-wide or built in), a node's broker defaults, or a group's share.* configs
+//! (set ones as GROUP_CONFIG), all or the keys asked.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +13,10 @@ use crate::topic_configs::{broker_configs, Kind, CLUSTER_DEFAULTS, TOPIC_CONFIGS
 
 pub(crate) const TOPIC: i8 = 2;
 pub(crate) const BROKER: i8 = 4;
+/// A group's configs (KIP-848, KIP-932): here its share.* ones.
+pub(crate) const GROUP: i8 = 32;
+/// A value set on a group.
+const GROUP_CONFIG: i8 = 8;
 /// Where a value comes from (`ConfigSource` in Kafka).
 const DYNAMIC_TOPIC_CONFIG: i8 = 1;
 const DYNAMIC_DEFAULT_BROKER_CONFIG: i8 = 3;
@@ -46,6 +51,20 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> Describe
                 BROKER => {
                     result.error_code = ErrorCode::INVALID_REQUEST;
                     return result;
+                }
+                GROUP => {
+                    let shares = ctx.shared.shares();
+                    let set = shares.configs.get(resource.resource_name.as_str());
+                    crate::share_groups::GROUP_CONFIGS
+                        .iter()
+                        .map(|(name, kind, _)| match set.and_then(|s| s.get(*name)) {
+                            Some(value) => (name.to_string(), value.clone(), GROUP_CONFIG, *kind),
+                            None => {
+                                let value = crate::share_groups::config::default_value(name, &ctx.shared.config);
+                                (name.to_string(), value, DEFAULT_CONFIG, *kind)
+                            }
+                        })
+                        .collect()
                 }
                 _ => {
                     result.error_code = ErrorCode::INVALID_REQUEST;

@@ -1,5 +1,6 @@
-//! IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT on a topic's configs, each
-//! checked (a name Kafka does not know, or a value of the wrong type, is INVALID_CONFIG).
+//! IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT on a topic's configs, SET and
+//! DELETE on a group's share.* configs, each checked (a name Kafka does not know, or a value of
+//! the wrong type or outside Kafka's bounds, is INVALID_CONFIG).
 
 use kafka_wire::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
 use kafka_wire::messages::{IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse};
@@ -25,6 +26,13 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> 
                 resource_name: resource.resource_name.clone(),
                 ..Default::default()
             };
+            if resource.resource_type == super::describe_configs::GROUP {
+                if let Err((code, message)) = alter_group(ctx, resource, request.validate_only) {
+                    response.error_code = code;
+                    response.error_message = Some(StrBytes::from(message));
+                }
+                return response;
+            }
             let topic = match alterable_topic(&mut state, resource.resource_type, &resource.resource_name) {
                 Ok(topic) => topic,
                 Err((code, message)) => {
@@ -91,4 +99,39 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> 
         })
         .collect();
     IncrementalAlterConfigsResponse { responses, ..Default::default() }
+}
+
+/// SET and DELETE on a group's share.* configs (the group need not exist yet), all or none.
+fn alter_group(
+    ctx: &Ctx<'_>,
+    resource: &kafka_wire::messages::incremental_alter_configs_request::AlterConfigsResource,
+    validate_only: bool,
+) -> Result<(), (ErrorCode, String)> {
+    let mut shares = ctx.shared.shares();
+    let group = resource.resource_name.to_string();
+    let mut configs = shares.configs.get(&group).cloned().unwrap_or_default();
+    for change in &resource.configs {
+        let name = change.name.to_string();
+        let value = change.value.as_ref().map(|v| v.to_string());
+        match (change.config_operation, value) {
+            (SET, Some(v)) => {
+                crate::share_groups::config::check(&name, &v).map_err(|m| (ErrorCode::INVALID_CONFIG, m))?;
+                configs.insert(name, v);
+            }
+            (DELETE, _) => {
+                crate::share_groups::config::check(&name, "")
+                    .or_else(|m| if m.starts_with("Unknown") { Err(m) } else { Ok(()) })
+                    .map_err(|m| (ErrorCode::INVALID_CONFIG, m))?;
+                configs.remove(&name);
+            }
+            (APPEND | SUBTRACT, _) => {
+                return Err((ErrorCode::INVALID_CONFIG, format!("{name} is not a list")));
+            }
+            _ => return Err((ErrorCode::INVALID_REQUEST, "A value is needed".to_string())),
+        }
+    }
+    if !validate_only {
+        shares.configs.insert(group, configs);
+    }
+    Ok(())
 }

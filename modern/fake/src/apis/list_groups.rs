@@ -1,4 +1,5 @@
-//! ListGroups: the groups this node coordinates, filtered by state (v4+) and type (v5+).
+//! ListGroups: the groups this node coordinates (classic, consumer and share groups), filtered
+//! by state (v4+) and type (v5+).
 
 use kafka_wire::messages::list_groups_response::ListedGroup;
 use kafka_wire::messages::{ListGroupsRequest, ListGroupsResponse};
@@ -23,8 +24,11 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ListGroupsRequest) -> ListGroupsRes
         .iter()
         .filter(|(id, _)| is_consumer_group(&state, id))
         .map(|(id, g)| (id, "consumer", "consumer".to_string(), g.state_name()));
+    let shares = ctx.shared.shares();
+    let share = shares.groups.iter().map(|(id, g)| (id, "share", "share".to_string(), g.state_name()));
     let groups = classic
         .chain(consumer)
+        .chain(share)
         .filter(|(id, ..)| state.coordinator_of(id) == Some(ctx.node))
         .filter(|(_, kind, _, phase)| wanted(&request.states_filter, phase) && wanted(&request.types_filter, kind))
         .map(|(id, kind, protocol_type, phase)| ListedGroup {

@@ -4,6 +4,7 @@
 mod add_offsets_to_txn;
 mod add_partitions_to_txn;
 mod alter_configs;
+mod alter_share_group_offsets;
 pub(crate) mod api_versions;
 mod consumer_group_describe;
 mod consumer_group_heartbeat;
@@ -11,10 +12,12 @@ mod create_partitions;
 mod create_topics;
 mod delete_groups;
 mod delete_records;
+mod delete_share_group_offsets;
 mod delete_topics;
 mod describe_cluster;
 mod describe_configs;
 mod describe_groups;
+mod describe_share_group_offsets;
 mod describe_topic_partitions;
 mod describe_transactions;
 mod end_txn;
@@ -34,6 +37,10 @@ mod offset_delete;
 mod offset_fetch;
 mod offset_for_leader_epoch;
 mod produce;
+mod share_acknowledge;
+mod share_fetch;
+mod share_group_describe;
+mod share_group_heartbeat;
 mod sync_group;
 mod txn_offset_commit;
 
@@ -92,6 +99,13 @@ pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::ListTransactions,
     ApiKey::ConsumerGroupHeartbeat,
     ApiKey::ConsumerGroupDescribe,
+    ApiKey::ShareGroupHeartbeat,
+    ApiKey::ShareGroupDescribe,
+    ApiKey::ShareFetch,
+    ApiKey::ShareAcknowledge,
+    ApiKey::DescribeShareGroupOffsets,
+    ApiKey::AlterShareGroupOffsets,
+    ApiKey::DeleteShareGroupOffsets,
     // Answered by the connection, which holds the authentication's state.
     ApiKey::SaslHandshake,
     ApiKey::SaslAuthenticate,
@@ -143,6 +157,13 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<Respon
         RequestKind::ListTransactions(r) => list_transactions::handle(ctx, r).into(),
         RequestKind::ConsumerGroupHeartbeat(r) => consumer_group_heartbeat::handle(ctx, r).into(),
         RequestKind::ConsumerGroupDescribe(r) => consumer_group_describe::handle(ctx, r).into(),
+        RequestKind::ShareGroupHeartbeat(r) => share_group_heartbeat::handle(ctx, r).into(),
+        RequestKind::ShareGroupDescribe(r) => share_group_describe::handle(ctx, r).into(),
+        RequestKind::ShareFetch(r) => share_fetch::handle(ctx, r).await.into(),
+        RequestKind::ShareAcknowledge(r) => share_acknowledge::handle(ctx, r).into(),
+        RequestKind::DescribeShareGroupOffsets(r) => describe_share_group_offsets::handle(ctx, r).into(),
+        RequestKind::AlterShareGroupOffsets(r) => alter_share_group_offsets::handle(ctx, r).into(),
+        RequestKind::DeleteShareGroupOffsets(r) => delete_share_group_offsets::handle(ctx, r).into(),
         RequestKind::FindCoordinator(r) => find_coordinator::handle(ctx, r).into(),
         RequestKind::JoinGroup(r) => join_group::handle(ctx, r).await.into(),
         RequestKind::SyncGroup(r) => sync_group::handle(ctx, r).await.into(),

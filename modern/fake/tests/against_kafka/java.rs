@@ -226,3 +226,50 @@ fn transactions_commit_abort_fence_and_copy_alike() {
         Value::clone,
     );
 }
+
+/// Share groups (KIP-932) with Kafka's `KafkaShareConsumer`: the share.version feature
+/// (supported 0-2, finalized 2, as a fresh 4.4 cluster has it); the group's
+/// share.auto.offset.reset set to earliest on its GROUP resource, two consumers of one share
+/// group acknowledging explicitly: every record accepted exactly once but the rejected ones
+/// (delivered once, never again) and the released ones (delivered again with delivery count 2,
+/// then accepted); the group described, listed as a share group, its share-partition start
+/// offsets (as Kafka's share coordinator stored them: one write behind, so at each partition's
+/// released record, accepted last) and lags (none left); AlterShareGroupOffsets refused while
+/// it has members, then altered and DeleteShareGroupOffsets once empty (and on a group nobody
+/// joined, which altering creates); the group deleted.
+#[test]
+fn java_share_consumers_accept_release_and_reject_alike() {
+    use serde_json::json;
+    let n = 30;
+    let Some(runs) = both("share", n) else { return };
+    compare(
+        "share",
+        runs,
+        |s, _| {
+            assert_eq!(s["share_version"], json!({"supported": "0-2", "finalized": "2-2"}), "{s}");
+            assert_eq!(s["share_auto_offset_reset"], "earliest", "{s}");
+            assert_eq!((&s["accepted"], &s["rejected"], &s["released"]), (&json!(27), &json!(3), &json!(3)), "{s}");
+            assert_eq!(s["accepted_exactly_once"], true, "{s}");
+            assert_eq!(s["rejected_redelivered"], false, "{s}");
+            assert_eq!(s["released_once_each"], true, "{s}");
+            assert_eq!(s["released_redelivery_counts"], json!([2]), "{s}");
+            assert_eq!(s["described_running"], json!({"state": "Stable", "members": 2}), "{s}");
+            assert_eq!(s["described_after_close"], json!({"state": "Empty", "members": 0}), "{s}");
+            assert_eq!(s["lags"], json!({"0": 0, "1": 0, "2": 0}), "{s}");
+            for p in ["0", "1", "2"] {
+                assert!(s["start_offsets"][p].as_i64() <= s["end_offsets"][p].as_i64(), "{s}");
+            }
+            assert_eq!(s["listed_after_delete"], false, "{s}");
+            assert_eq!(s["alter_while_running"], "GroupNotEmptyException", "{s}");
+            assert_eq!(
+                (&s["altered"]["error"], &s["altered"]["start_offsets"]["0"]),
+                (&json!("none"), &json!("0")),
+                "{s}"
+            );
+            let absent = json!({"0": "absent", "1": "absent", "2": "absent"});
+            assert_eq!(s["offsets_deleted"], json!({"error": "none", "start_offsets": absent}), "{s}");
+            assert_eq!(s["never_joined"]["listed"], true, "{s}");
+        },
+        |s| without(s, &["informational"]),
+    );
+}

@@ -23,6 +23,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -35,7 +39,9 @@ import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -101,6 +107,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                   produced and consumed, each batch committed; then committed
  *                                   and end offsets, the group listed, described once empty,
  *                                   deleted; one JSON summary (timing under "informational")
+ * share BOOTSTRAP TOPIC N           the share.version feature (describeFeatures); creates TOPIC
+ *                                   (3 partitions) and sets a new share group's
+ *                                   share.auto.offset.reset=earliest (incrementalAlterConfigs on
+ *                                   its GROUP resource); N records; two share consumers of the
+ *                                   group (explicit acknowledgement) poll in turn: record i with
+ *                                   i % 10 == 7 rejected, i % 10 == 3 released on its first
+ *                                   delivery, everything else accepted; then the group described,
+ *                                   listed, its share-partition start offsets; its offsets altered
+ *                                   (refused while it has members), deleted; the group deleted;
+ *                                   one JSON summary of what does not depend on timing
  * </pre>
  *
  * <p>The idempotent and group modes bound every wait to 60 s, give up after a few minutes in all,
@@ -128,6 +144,8 @@ public final class ClientRound {
             transactional(bootstrap, topic, n);
         } else if (mode.equals("consumer-protocol")) {
             consumerProtocol(bootstrap, topic, n);
+        } else if (mode.equals("share")) {
+            share(bootstrap, topic, n);
         } else {
             throw new IllegalArgumentException("unknown mode " + mode);
         }
@@ -1208,5 +1226,202 @@ public final class ClientRound {
             admin.close(WAIT);
             System.out.println(out);
         }
+    }
+
+    // ---- share (KIP-932) ----
+
+    static final int SHARE_PARTITIONS = 3;
+
+    /** What share.auto.offset.reset the group's GROUP resource describes. */
+    static String groupConfig(Admin admin, String groupId, String name) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, groupId);
+        ConfigEntry entry = await(admin.describeConfigs(List.of(resource)).all()).get(resource).get(name);
+        return entry == null ? null : entry.value();
+    }
+
+    /** "none", or the simple name of the exception the future failed with. */
+    static String errorName(KafkaFuture<?> future) throws Exception {
+        try {
+            await(future);
+            return "none";
+        } catch (ExecutionException e) {
+            return e.getCause().getClass().getSimpleName();
+        }
+    }
+
+    /** listShareGroupOffsets' start offset per partition ("absent" when it names none). */
+    static ObjectNode shareStartOffsets(Admin admin, String groupId, List<TopicPartition> all, ObjectMapper mapper) throws Exception {
+        Map<TopicPartition, SharePartitionOffsetInfo> offsets = await(admin.listShareGroupOffsets(
+                Map.of(groupId, new ListShareGroupOffsetsSpec().topicPartitions(all))).partitionsToOffsetInfo(groupId));
+        ObjectNode out = mapper.createObjectNode();
+        for (TopicPartition tp : all) {
+            SharePartitionOffsetInfo o = offsets.get(tp);
+            out.put(String.valueOf(tp.partition()), o == null ? "absent" : String.valueOf(o.startOffset()));
+        }
+        return out;
+    }
+
+    static int valueIndex(ConsumerRecord<byte[], byte[]> r) {
+        String v = new String(r.value(), StandardCharsets.UTF_8);
+        return Integer.parseInt(v.substring(v.lastIndexOf('-') + 1));
+    }
+
+    static void share(String bootstrap, String topic, int n) throws Exception {
+        watchdog("share", 240);
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode out = mapper.createObjectNode();
+        ObjectNode info = mapper.createObjectNode();
+        String groupId = "share-" + topic + "-" + UUID.randomUUID();
+        try (Admin admin = boundedAdmin(bootstrap)) {
+            // The share.version feature the cluster supports and has finalized.
+            org.apache.kafka.clients.admin.FeatureMetadata features = await(admin.describeFeatures().featureMetadata());
+            ObjectNode shareVersion = out.putObject("share_version");
+            org.apache.kafka.clients.admin.SupportedVersionRange supported = features.supportedFeatures().get("share.version");
+            org.apache.kafka.clients.admin.FinalizedVersionRange finalized = features.finalizedFeatures().get("share.version");
+            shareVersion.put("supported", supported == null ? null : supported.minVersion() + "-" + supported.maxVersion());
+            shareVersion.put("finalized", finalized == null ? null : finalized.minVersionLevel() + "-" + finalized.maxVersionLevel());
+            createTopic(admin, topic, SHARE_PARTITIONS);
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, groupId);
+            AlterConfigOp set = new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET);
+            await(admin.incrementalAlterConfigs(Map.of(resource, List.of(set))).all());
+            // Kafka's brokers learn a group config from the controller's metadata a little later:
+            // until then a share-partition would start at the latest offset.
+            long configured = System.currentTimeMillis() + WAIT.toMillis();
+            String reset = groupConfig(admin, groupId, "share.auto.offset.reset");
+            while (!"earliest".equals(reset) && System.currentTimeMillis() < configured) {
+                Thread.sleep(100);
+                reset = groupConfig(admin, groupId, "share.auto.offset.reset");
+            }
+            out.put("share_auto_offset_reset", reset);
+            produceCodecs(bootstrap, topic, n, SHARE_PARTITIONS, "share", "none");
+
+            Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            p.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+            List<KafkaShareConsumer<byte[], byte[]>> consumers = new ArrayList<>();
+            for (int c = 0; c < 2; c++) {
+                p.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-" + c);
+                KafkaShareConsumer<byte[], byte[]> consumer = new KafkaShareConsumer<>(p);
+                consumer.subscribe(List.of(topic));
+                consumers.add(consumer);
+            }
+            Map<Integer, Integer> accepted = new TreeMap<>();
+            Map<Integer, Integer> rejected = new TreeMap<>();
+            Map<Integer, List<Integer>> releasedCounts = new TreeMap<>();
+            Set<Integer> redeliveryCounts = new java.util.TreeSet<>();
+            boolean keysMatch = true;
+            int expectedRejects = 0;
+            for (int i = 0; i < n; i++) {
+                expectedRejects += i % 10 == 7 ? 1 : 0;
+            }
+            int[] perConsumer = new int[consumers.size()];
+            long deadline = System.currentTimeMillis() + 120_000;
+            while (accepted.size() + expectedRejects < n || rejected.size() < expectedRejects) {
+                check(System.currentTimeMillis() < deadline, "share: not every record settled after 120 s: accepted "
+                        + accepted.keySet() + ", rejected " + rejected.keySet());
+                for (int c = 0; c < consumers.size(); c++) {
+                    KafkaShareConsumer<byte[], byte[]> consumer = consumers.get(c);
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(300))) {
+                        perConsumer[c]++;
+                        keysMatch &= recordMatches(r);
+                        int i = valueIndex(r);
+                        int count = r.deliveryCount().map(Short::intValue).orElse(-1);
+                        AcknowledgeType type;
+                        if (i % 10 == 7) {
+                            type = AcknowledgeType.REJECT;
+                            rejected.merge(i, 1, Integer::sum);
+                        } else if (i % 10 == 3 && count == 1) {
+                            type = AcknowledgeType.RELEASE;
+                            releasedCounts.computeIfAbsent(i, k -> new ArrayList<>()).add(count);
+                        } else {
+                            type = AcknowledgeType.ACCEPT;
+                            accepted.merge(i, 1, Integer::sum);
+                            if (i % 10 == 3) {
+                                redeliveryCounts.add(count);
+                            }
+                        }
+                        consumer.acknowledge(r, type);
+                    }
+                    consumer.commitSync(WAIT);
+                }
+            }
+            out.put("produced", n);
+            out.put("accepted", accepted.size());
+            out.put("accepted_exactly_once", accepted.values().stream().allMatch(v -> v == 1));
+            out.put("rejected", rejected.size());
+            out.put("rejected_redelivered", rejected.values().stream().anyMatch(v -> v > 1));
+            out.put("released", releasedCounts.size());
+            out.put("released_once_each", releasedCounts.values().stream().allMatch(v -> v.size() == 1));
+            ArrayNode again = out.putArray("released_redelivery_counts");
+            redeliveryCounts.forEach(again::add);
+            out.put("keys_and_headers_match", keysMatch);
+
+            ShareGroupDescription running = await(admin.describeShareGroups(List.of(groupId)).all()).get(groupId);
+            ObjectNode described = out.putObject("described_running");
+            described.put("state", String.valueOf(running.groupState()));
+            described.put("members", running.members().size());
+            ObjectNode listed = out.putObject("listed");
+            for (GroupListing g : await(admin.listGroups(ListGroupsOptions.forShareGroups()).all())) {
+                if (g.groupId().equals(groupId)) {
+                    listed.put("type", String.valueOf(g.type().orElse(null)));
+                    listed.put("protocol", g.protocol());
+                    listed.put("state", String.valueOf(g.groupState().orElse(null)));
+                }
+            }
+            info.put("consumed_per_member", java.util.Arrays.toString(perConsumer));
+            TopicPartition first = new TopicPartition(topic, 0);
+            out.put("alter_while_running", errorName(admin.alterShareGroupOffsets(groupId, Map.of(first, 0L)).all()));
+            for (KafkaShareConsumer<byte[], byte[]> consumer : consumers) {
+                consumer.close(WAIT);
+            }
+
+            ShareGroupDescription closed = await(admin.describeShareGroups(List.of(groupId)).all()).get(groupId);
+            ObjectNode after = out.putObject("described_after_close");
+            after.put("state", String.valueOf(closed.groupState()));
+            after.put("members", closed.members().size());
+            List<TopicPartition> all = partitionsOf(topic, SHARE_PARTITIONS);
+            Map<TopicPartition, SharePartitionOffsetInfo> offsets = await(admin.listShareGroupOffsets(
+                    Map.of(groupId, new ListShareGroupOffsetsSpec().topicPartitions(all))).partitionsToOffsetInfo(groupId));
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = await(admin.listOffsets(
+                    all.stream().collect(java.util.stream.Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()))).all());
+            ObjectNode starts = out.putObject("start_offsets");
+            ObjectNode endOffsets = out.putObject("end_offsets");
+            ObjectNode lags = out.putObject("lags");
+            for (TopicPartition tp : all) {
+                SharePartitionOffsetInfo o = offsets.get(tp);
+                starts.put(String.valueOf(tp.partition()), o == null ? -1 : o.startOffset());
+                endOffsets.put(String.valueOf(tp.partition()), ends.get(tp).offset());
+                lags.put(String.valueOf(tp.partition()), o == null ? null : o.lag().orElse(null));
+            }
+            // Offsets of the empty group: altered, then deleted; and of a group nobody joined.
+            ObjectNode altered = out.putObject("altered");
+            altered.put("error", errorName(admin.alterShareGroupOffsets(groupId, Map.of(first, 0L)).all()));
+            altered.set("start_offsets", shareStartOffsets(admin, groupId, all, mapper));
+            ObjectNode deleted = out.putObject("offsets_deleted");
+            deleted.put("error", errorName(admin.deleteShareGroupOffsets(groupId, Set.of(topic)).all()));
+            deleted.set("start_offsets", shareStartOffsets(admin, groupId, all, mapper));
+            String never = groupId + "-never-joined";
+            ObjectNode neverJoined = out.putObject("never_joined");
+            neverJoined.put("delete_offsets", errorName(admin.deleteShareGroupOffsets(never, Set.of(topic)).all()));
+            neverJoined.put("alter", errorName(admin.alterShareGroupOffsets(never, Map.of(first, 0L)).all()));
+            neverJoined.set("start_offsets", shareStartOffsets(admin, never, all, mapper));
+            boolean neverListed = false;
+            for (GroupListing g : await(admin.listGroups(ListGroupsOptions.forShareGroups()).all())) {
+                neverListed |= g.groupId().equals(never);
+            }
+            neverJoined.put("listed", neverListed);
+            neverJoined.put("deleted", errorName(admin.deleteShareGroups(List.of(never)).all()));
+            await(admin.deleteShareGroups(List.of(groupId)).all());
+            boolean stillListed = false;
+            for (GroupListing g : await(admin.listGroups(ListGroupsOptions.forShareGroups()).all())) {
+                stillListed |= g.groupId().equals(groupId);
+            }
+            out.put("listed_after_delete", stillListed);
+        }
+        out.set("informational", info);
+        System.out.println(out);
     }
 }

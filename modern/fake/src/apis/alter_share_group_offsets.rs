@@ -1,0 +1,71 @@
+//! AlterShareGroupOffsets (KIP-932): an empty share group's share-partitions start over at the
+//! offsets given (what was in flight is forgotten); a group id nobody uses becomes an empty
+//! share group. A group with members is refused (NON_EMPTY_GROUP); a partition the cluster does
+//! not have, UNKNOWN_TOPIC_OR_PARTITION.
+
+use kafka_wire::messages::alter_share_group_offsets_response::{
+    AlterShareGroupOffsetsResponsePartition, AlterShareGroupOffsetsResponseTopic,
+};
+use kafka_wire::messages::{AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse};
+use kafka_wire::{ErrorCode, StrBytes};
+
+use super::{coordinates, Ctx};
+use crate::share_groups::SharePartition;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: AlterShareGroupOffsetsRequest) -> AlterShareGroupOffsetsResponse {
+    let state = ctx.shared.state();
+    let mut shares = ctx.shared.shares();
+    let group = request.group_id.to_string();
+    let refused = |code: ErrorCode, message: String| AlterShareGroupOffsetsResponse {
+        error_code: code,
+        error_message: Some(StrBytes::from(message)),
+        ..Default::default()
+    };
+    if let Err(code) = coordinates(&state, ctx.node, &group) {
+        return refused(code, code.to_string());
+    }
+    // As Kafka, offsets given to a group nobody joined make it an empty share group.
+    if !shares.groups.contains_key(&group) && !super::delete_share_group_offsets::taken(&state, &group) {
+        shares.groups.insert(group.clone(), Default::default());
+    }
+    if let Err((code, message)) = super::delete_share_group_offsets::alterable(&shares, &group) {
+        return refused(code, message);
+    }
+    let responses = request
+        .topics
+        .iter()
+        .map(|t| {
+            let topic = state.topics.get(t.topic_name.as_str());
+            let partitions = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut out = AlterShareGroupOffsetsResponsePartition {
+                        partition_index: p.partition_index,
+                        ..Default::default()
+                    };
+                    match topic
+                        .filter(|topic| usize::try_from(p.partition_index).is_ok_and(|i| i < topic.partitions.len()))
+                    {
+                        None => {
+                            out.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
+                            out.error_message = Some(StrBytes::from(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.to_string()));
+                        }
+                        Some(topic) => {
+                            let key = (group.clone(), topic.id, p.partition_index);
+                            shares.partitions.insert(key, SharePartition::new(p.start_offset));
+                        }
+                    }
+                    out
+                })
+                .collect();
+            AlterShareGroupOffsetsResponseTopic {
+                topic_name: t.topic_name.clone(),
+                topic_id: topic.map(|t| t.id).unwrap_or_default(),
+                partitions,
+                ..Default::default()
+            }
+        })
+        .collect();
+    AlterShareGroupOffsetsResponse { responses, ..Default::default() }
+}

@@ -1,0 +1,69 @@
+//! ShareGroupHeartbeat (KIP-932): a share group member joins with its subscription, keeps it
+//! and gets its assignment, or leaves (its share sessions close and what it holds is released).
+//! The member brings its own id; a group id taken by a consumer or classic group is refused.
+
+use kafka_wire::messages::share_group_heartbeat_response::{Assignment, TopicPartitions};
+use kafka_wire::messages::{ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse};
+use kafka_wire::{ErrorCode, StrBytes};
+
+use super::{coordinates, Ctx};
+use crate::consumer_groups::is_consumer_group;
+use crate::share_groups::Beat;
+
+pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareGroupHeartbeatRequest) -> ShareGroupHeartbeatResponse {
+    let refused = |code: ErrorCode, message: String| ShareGroupHeartbeatResponse {
+        error_code: code,
+        error_message: Some(StrBytes::from(message)),
+        ..Default::default()
+    };
+    let state = ctx.shared.state();
+    let group_id = request.group_id.to_string();
+    if let Err(code) = coordinates(&state, ctx.node, &group_id) {
+        return refused(code, code.to_string());
+    }
+    if request.member_id.is_empty() {
+        return refused(ErrorCode::INVALID_REQUEST, "MemberId can't be empty.".to_string());
+    }
+    if is_consumer_group(&state, &group_id) || state.groups.get(&group_id).is_some_and(|g| !g.members.is_empty()) {
+        return refused(ErrorCode::GROUP_ID_NOT_FOUND, format!("Group {group_id} is not a share group."));
+    }
+    let topics = state.assignable_topics();
+    let mut shares = ctx.shared.shares();
+    let settings = shares.settings(&group_id, &ctx.shared.config);
+    let beat = Beat {
+        member_id: request.member_id.to_string(),
+        member_epoch: request.member_epoch,
+        rack_id: request.rack_id.as_ref().map(|s| s.to_string()),
+        subscribed: request.subscribed_topic_names.as_ref().map(|ns| ns.iter().map(|n| n.to_string()).collect()),
+        client_id: ctx.client_id.to_string(),
+        client_host: ctx.client_host.to_string(),
+    };
+    let group = shares.groups.entry(group_id.clone()).or_default();
+    let answer = group.heartbeat(beat, &topics, std::time::Instant::now());
+    if answer.as_ref().is_ok_and(|a| a.member_epoch == -1) {
+        // Left: its sessions close and its records go back.
+        if shares.forget_member(&group_id, &request.member_id) {
+            ctx.shared.appended.notify_waiters();
+        }
+    }
+    match answer {
+        Err((code, message)) => refused(code, message),
+        Ok(answer) => ShareGroupHeartbeatResponse {
+            member_id: Some(request.member_id.clone()),
+            member_epoch: answer.member_epoch,
+            heartbeat_interval_ms: settings.heartbeat_interval_ms,
+            assignment: answer.assignment.map(|owned| Assignment {
+                topic_partitions: owned
+                    .into_iter()
+                    .map(|(topic_id, ps)| TopicPartitions {
+                        topic_id,
+                        partitions: ps.into_iter().collect::<Vec<_>>().into(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    }
+}
