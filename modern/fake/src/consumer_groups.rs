@@ -21,6 +21,9 @@ const SESSION_TIMEOUT: Duration = Duration::from_secs(45);
 /// The member epoch of a static member that left for now (Kafka's LEAVE_GROUP_STATIC_MEMBER_EPOCH).
 const STATIC_STEPPED_OUT: i32 = -2;
 
+/// OffsetCommit v9 carries a KIP-848 member's epoch: its members must use it.
+const OFFSET_COMMIT_MEMBER_EPOCH_FROM: i16 = 9;
+
 /// The assignors Kafka's `group.consumer.assignors` has by default, the first the default.
 pub(crate) const ASSIGNORS: [&str; 2] = ["uniform", "range"];
 
@@ -39,6 +42,10 @@ pub(crate) struct CgMember {
     assignor: Option<String>,
     /// What it has been given and not asked to give up.
     pub assigned: Owned,
+    /// The assignment epoch each partition it holds (assigned or revoking) was given to it at
+    /// (KIP-1251): an offset commit with an older member epoch may commit a partition it
+    /// held then.
+    assigned_at: BTreeMap<(Uuid, i32), i32>,
     /// What it must give up, and still owns until it says otherwise.
     revoking: Owned,
     revoke_by: Option<Instant>,
@@ -48,7 +55,7 @@ pub(crate) struct CgMember {
 }
 
 /// A consumer group's membership (its offsets live with the classic group of the same id).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ConsumerGroup {
     pub epoch: i32,
     pub assignment_epoch: i32,
@@ -85,6 +92,19 @@ pub(crate) struct Answer {
 
 /// An error code and Kafka's message for it.
 pub(crate) type Refusal = (ErrorCode, String);
+
+/// A new group is at epoch 1, as Kafka's `ModernGroup` starts: its first member joins at 2.
+impl Default for ConsumerGroup {
+    fn default() -> ConsumerGroup {
+        ConsumerGroup {
+            epoch: 1,
+            assignment_epoch: 0,
+            assignor: String::new(),
+            members: BTreeMap::new(),
+            target: BTreeMap::new(),
+        }
+    }
+}
 
 impl ConsumerGroup {
     /// Kafka's name for the group's state.
@@ -124,12 +144,8 @@ impl ConsumerGroup {
                 self.target.insert(beat.member_id.clone(), target);
             }
         } else if beat.member_epoch == 0 {
-            if beat.subscribed_names.is_none() && beat.subscribed_regex.is_none() {
-                return Err((
-                    ErrorCode::INVALID_REQUEST,
-                    "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.".to_string(),
-                ));
-            }
+            // (The request's fields were checked as Kafka checks them: see
+            // `consumer_group_heartbeat::invalid`.)
             let member = CgMember {
                 epoch: 0,
                 previous_epoch: -1,
@@ -142,6 +158,7 @@ impl ConsumerGroup {
                 subscribed_regex: None,
                 assignor: None,
                 assigned: Owned::new(),
+                assigned_at: BTreeMap::new(),
                 revoking: Owned::new(),
                 revoke_by: None,
                 sent: None,
@@ -282,6 +299,7 @@ impl ConsumerGroup {
                 // Everything of its target that nobody else still owns.
                 let free = minus(&minus(&target, &member.assigned), &held_by_others);
                 for (t, ps) in free {
+                    member.assigned_at.extend(ps.iter().map(|p| ((t, *p), assignment_epoch)));
                     member.assigned.entry(t).or_default().extend(ps);
                 }
                 if member.epoch != assignment_epoch {
@@ -342,10 +360,62 @@ impl ConsumerGroup {
         true
     }
 
-    /// Whether `member` at `epoch` may commit offsets (Kafka's `ConsumerGroup.validateOffsetCommit`).
-    pub fn check_member(&self, member: &str, epoch: i32) -> Result<(), ErrorCode> {
-        let m = self.members.get(member).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;
-        if epoch != m.epoch {
+    /// Kafka's `ConsumerGroup.validateOffsetCommit` (4.4, with KIP-1251's assignment epochs)
+    /// for an OffsetCommit at `version` of `partitions` (topic id, partition): the group's
+    /// members only (anyone, with a negative epoch, while it has none); a member of the
+    /// consumer protocol commits with OffsetCommit v9+; at its own epoch it commits anything,
+    /// at a newer one nothing, and at an older one only partitions it still holds (assigned or
+    /// being revoked) that it was given at that epoch or before. One partition refused refuses
+    /// the whole commit.
+    ///
+    /// `version: None` for a commit in a transaction (TxnOffsetCommit), which any version may
+    /// make.
+    pub fn validate_offset_commit(
+        &self,
+        member_id: &str,
+        epoch: i32,
+        version: Option<i16>,
+        partitions: &[(Uuid, i32)],
+    ) -> Result<(), ErrorCode> {
+        if epoch < 0 && self.members.is_empty() {
+            return Ok(());
+        }
+        let member = self.members.get(member_id).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;
+        if version.is_some_and(|v| v < OFFSET_COMMIT_MEMBER_EPOCH_FROM) {
+            return Err(ErrorCode::UNSUPPORTED_VERSION);
+        }
+        if epoch == member.epoch {
+            return Ok(());
+        }
+        if epoch > member.epoch {
+            return Err(ErrorCode::STALE_MEMBER_EPOCH);
+        }
+        // The epoch it was given the partition at, if it still holds it.
+        let held_since = |(t, p): &(Uuid, i32)| -> Option<i32> {
+            let holds = |o: &Owned| o.get(t).is_some_and(|ps| ps.contains(p));
+            if holds(&member.assigned) || holds(&member.revoking) {
+                member.assigned_at.get(&(*t, *p)).copied()
+            } else {
+                None
+            }
+        };
+        if partitions.iter().all(|tp| held_since(tp).is_some_and(|since| epoch >= since)) {
+            Ok(())
+        } else {
+            Err(ErrorCode::STALE_MEMBER_EPOCH)
+        }
+    }
+
+    /// Kafka's `ConsumerGroup.validateOffsetFetch` for OffsetFetch v9+'s member id and epoch:
+    /// without a member id and with a negative epoch (admin clients, older consumers) anyone
+    /// may fetch; otherwise only a member (an empty id is none), at exactly its epoch. A null
+    /// member id with an epoch fails Kafka's lookup of it: UNKNOWN_SERVER_ERROR.
+    pub fn validate_offset_fetch(&self, member_id: Option<&str>, epoch: i32) -> Result<(), ErrorCode> {
+        let Some(member_id) = member_id else {
+            return if epoch < 0 { Ok(()) } else { Err(ErrorCode::UNKNOWN_SERVER_ERROR) };
+        };
+        let member = self.members.get(member_id).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;
+        if epoch != member.epoch {
             return Err(ErrorCode::STALE_MEMBER_EPOCH);
         }
         Ok(())
@@ -536,19 +606,19 @@ mod tests {
         let now = Instant::now();
         let mut g = ConsumerGroup::default();
         let a = g.heartbeat(beat("a", 0, None), &topics, now).unwrap();
-        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (1, Some(4)));
+        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (2, Some(4)), "a new group is at 1");
         let owned_a = a.assignment.unwrap();
         let b = g.heartbeat(beat("b", 0, None), &topics, now).unwrap();
         // b is at the new epoch but its partitions are still a's.
-        assert_eq!((b.member_epoch, b.assignment.as_ref().map(count)), (2, Some(0)));
+        assert_eq!((b.member_epoch, b.assignment.as_ref().map(count)), (3, Some(0)));
         assert_eq!(g.state_name(), "Reconciling");
         // a is asked to give up two and keeps its epoch until it does.
-        let a = g.heartbeat(beat("a", 1, Some(owned_a)), &topics, now).unwrap();
-        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (1, Some(2)));
+        let a = g.heartbeat(beat("a", 2, Some(owned_a)), &topics, now).unwrap();
+        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (2, Some(2)));
         let kept = a.assignment.unwrap();
-        let a = g.heartbeat(beat("a", 1, Some(kept.clone())), &topics, now).unwrap();
-        assert_eq!((a.member_epoch, a.assignment), (2, None), "the same two, now at epoch 2");
-        let b = g.heartbeat(beat("b", 2, Some(Owned::new())), &topics, now).unwrap();
+        let a = g.heartbeat(beat("a", 2, Some(kept.clone())), &topics, now).unwrap();
+        assert_eq!((a.member_epoch, a.assignment), (3, None), "the same two, now at epoch 3");
+        let b = g.heartbeat(beat("b", 3, Some(Owned::new())), &topics, now).unwrap();
         assert_eq!(b.assignment.as_ref().map(count), Some(2));
         assert!(is_within(&kept, &minus(&kept, &b.assignment.unwrap())), "no partition twice");
         assert_eq!(g.state_name(), "Stable");
@@ -556,8 +626,8 @@ mod tests {
         assert_eq!(g.heartbeat(beat("b", 7, None), &topics, now).unwrap_err().0, ErrorCode::FENCED_MEMBER_EPOCH);
         // Leaving moves the epoch; a's next heartbeat takes everything back.
         g.heartbeat(beat("b", -1, None), &topics, now).unwrap();
-        let a = g.heartbeat(beat("a", 2, Some(kept)), &topics, now).unwrap();
-        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (3, Some(4)));
+        let a = g.heartbeat(beat("a", 3, Some(kept)), &topics, now).unwrap();
+        assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (4, Some(4)));
     }
 
     /// Kafka's shape whatever the previous target: `total % members` members one more than
@@ -626,10 +696,10 @@ mod tests {
         let static_beat =
             |member: &str, epoch, owned| Beat { instance_id: Some("i".to_string()), ..beat(member, epoch, owned) };
         let a = g.heartbeat(static_beat("a", 0, None), &topics, now).unwrap().assignment.unwrap();
-        g.heartbeat(static_beat("a", 1, Some(a.clone())), &topics, now).unwrap();
+        g.heartbeat(static_beat("a", 2, Some(a.clone())), &topics, now).unwrap();
         let b = g.heartbeat(beat("b", 0, None), &topics, now).unwrap();
-        let a = g.heartbeat(static_beat("a", 1, Some(a)), &topics, now).unwrap().assignment.unwrap();
-        g.heartbeat(static_beat("a", 1, Some(a.clone())), &topics, now).unwrap();
+        let a = g.heartbeat(static_beat("a", 2, Some(a)), &topics, now).unwrap().assignment.unwrap();
+        g.heartbeat(static_beat("a", 2, Some(a.clone())), &topics, now).unwrap();
         let b = g.heartbeat(beat("b", b.member_epoch, Some(Owned::new())), &topics, now).unwrap();
         let owned_b = b.assignment.unwrap();
         assert_eq!((count(&a), count(&owned_b), g.state_name()), (2, 2, "Stable"));

@@ -56,6 +56,10 @@ async fn a_classic_group_is_rebalanced_and_its_member_expired_on_demand() {
         assignments: vec![SyncGroupRequestAssignment { member_id: member.as_str().into(), ..Default::default() }],
         ..Default::default()
     };
+    // From v5 the protocol must be named, as Kafka's request handler requires.
+    let unnamed = coordinator.send(sync.clone()).await.unwrap();
+    assert_eq!(unnamed.error_code, ErrorCode::INCONSISTENT_GROUP_PROTOCOL);
+    let sync = SyncGroupRequest { protocol_type: Some("consumer".into()), protocol_name: Some("range".into()), ..sync };
     assert_eq!(coordinator.send(sync).await.unwrap().error_code, ErrorCode::NONE);
     assert_eq!(heartbeat(&coordinator, group, &member, joined.generation_id).await, ErrorCode::NONE);
     assert_eq!(fake.group_members(group), std::slice::from_ref(&member));
@@ -82,18 +86,20 @@ async fn a_consumer_group_gets_a_new_epoch_and_loses_its_member_on_demand() {
         member_epoch,
         rebalance_timeout_ms: 30_000,
         subscribed_topic_names: (member_epoch == 0).then(|| vec![TopicName::from("events")]),
+        // Joining, it owns nothing (Kafka refuses a join without the empty list).
+        topic_partitions: (member_epoch == 0).then(Vec::new),
         ..Default::default()
     };
     let joined = coordinator.send_at(beat("m-1", 0), 1).await.unwrap();
-    assert_eq!((joined.error_code, joined.member_epoch), (ErrorCode::NONE, 1));
+    assert_eq!((joined.error_code, joined.member_epoch), (ErrorCode::NONE, 2), "a new group is at 1");
     assert_eq!(joined.assignment.map(|a| a.topic_partitions[0].partitions.len()), Some(4), "the only member takes all");
 
     assert!(fake.force_rebalance(group));
-    let next = coordinator.send_at(beat("m-1", 1), 1).await.unwrap();
-    assert_eq!((next.error_code, next.member_epoch), (ErrorCode::NONE, 2), "a new epoch, the same partitions");
+    let next = coordinator.send_at(beat("m-1", 2), 1).await.unwrap();
+    assert_eq!((next.error_code, next.member_epoch), (ErrorCode::NONE, 3), "a new epoch, the same partitions");
 
     assert!(fake.expire_member(group, "m-1"));
-    let gone = coordinator.send_at(beat("m-1", 2), 1).await.unwrap();
+    let gone = coordinator.send_at(beat("m-1", 3), 1).await.unwrap();
     assert_eq!(gone.error_code, ErrorCode::UNKNOWN_MEMBER_ID);
     fake.shutdown().await;
 }

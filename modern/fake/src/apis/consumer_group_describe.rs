@@ -46,7 +46,8 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupDescribeRequest) -> Co
                         .iter()
                         .map(|n| TopicName(StrBytes::from(n.clone())))
                         .collect(),
-                    subscribed_topic_regex: m.subscribed_regex.clone().map(StrBytes::from),
+                    // Kafka's member has "" for no regular expression, and describes it so.
+                    subscribed_topic_regex: Some(StrBytes::from(m.subscribed_regex.clone().unwrap_or_default())),
                     assignment: assignment(&state, &m.assigned),
                     target_assignment: assignment(&state, group.target.get(member_id).unwrap_or(&Owned::new())),
                     // 1: a member of the consumer protocol (0 would be a classic one in it).

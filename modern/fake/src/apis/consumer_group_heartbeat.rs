@@ -7,7 +7,7 @@ use kafka_wire::messages::{ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeat
 use kafka_wire::{ErrorCode, StrBytes};
 
 use super::{coordinates, Ctx};
-use crate::consumer_groups::{Beat, Owned, HEARTBEAT_INTERVAL_MS};
+use crate::consumer_groups::{Beat, Owned, ASSIGNORS, HEARTBEAT_INTERVAL_MS};
 
 /// v1: the member generates its id.
 const MEMBER_CHOSEN_ID_FROM: i16 = 1;
@@ -18,6 +18,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupHeartbeatRequest) -> C
         error_message: Some(StrBytes::from(message)),
         ..Default::default()
     };
+    if let Some((code, message)) = invalid(ctx.version, &request) {
+        return refused(code, message);
+    }
     let mut state = ctx.shared.state();
     let group_id = request.group_id.to_string();
     if let Err(code) = coordinates(&state, ctx.node, &group_id) {
@@ -28,9 +31,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupHeartbeatRequest) -> C
     }
     let mut member_id = request.member_id.to_string();
     if member_id.is_empty() {
-        if ctx.version >= MEMBER_CHOSEN_ID_FROM || request.member_epoch != 0 {
-            return refused(ErrorCode::INVALID_REQUEST, "MemberId can't be empty.".to_string());
-        }
+        // A v0 member joining (or stepping out) is given its id.
         member_id = crate::state::random_uuid().to_string();
     }
     let owned = request
@@ -57,7 +58,8 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupHeartbeatRequest) -> C
         Ok(answer) => ConsumerGroupHeartbeatResponse {
             member_id: Some(StrBytes::from(answer.member_id)),
             member_epoch: answer.member_epoch,
-            heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS,
+            // A member that left (or stepped out) is not told when to heartbeat.
+            heartbeat_interval_ms: if answer.member_epoch < 0 { 0 } else { HEARTBEAT_INTERVAL_MS },
             assignment: answer.assignment.map(|owned| Assignment {
                 topic_partitions: owned
                     .into_iter()
@@ -71,5 +73,47 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupHeartbeatRequest) -> C
             }),
             ..Default::default()
         },
+    }
+}
+
+/// Kafka's `GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid`, checked
+/// before the coordinator is even asked: the refusal and Kafka's message for it.
+fn invalid(version: i16, request: &ConsumerGroupHeartbeatRequest) -> Option<(ErrorCode, String)> {
+    let bad = |message: &str| Some((ErrorCode::INVALID_REQUEST, message.to_string()));
+    let epoch = request.member_epoch;
+    if (version >= MEMBER_CHOSEN_ID_FROM || epoch > 0 || epoch == -1) && request.member_id.is_empty() {
+        return bad("MemberId can't be empty.");
+    }
+    if request.group_id.is_empty() {
+        return bad("GroupId can't be empty.");
+    }
+    if request.instance_id.as_ref().is_some_and(|i| i.is_empty()) {
+        return bad("InstanceId can't be empty.");
+    }
+    if request.rack_id.as_ref().is_some_and(|r| r.is_empty()) {
+        return bad("RackId can't be empty.");
+    }
+    if epoch == 0 {
+        if request.rebalance_timeout_ms == -1 {
+            return bad("RebalanceTimeoutMs must be provided in first request.");
+        }
+        // A member (re)joining owns nothing, and says so.
+        if request.topic_partitions.as_ref().is_none_or(|tps| !tps.is_empty()) {
+            return bad("TopicPartitions must be empty when (re-)joining.");
+        }
+        if request.subscribed_topic_names.is_none() && request.subscribed_topic_regex.is_none() {
+            return bad("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.");
+        }
+    } else if epoch == -2 && request.instance_id.is_none() {
+        return bad("InstanceId can't be null.");
+    } else if epoch < -2 {
+        return bad("MemberEpoch is invalid.");
+    }
+    match request.server_assignor.as_deref() {
+        Some(assignor) if !ASSIGNORS.contains(&assignor) => Some((
+            ErrorCode::UNSUPPORTED_ASSIGNOR,
+            format!("ServerAssignor {assignor} is not supported. Supported assignors: {}.", ASSIGNORS.join(", ")),
+        )),
+        _ => None,
     }
 }

@@ -1,5 +1,6 @@
 //! OffsetFetch: a group's committed offsets, for the partitions asked or all of them; one
-//! group (v0–7) or several (v8+), topics by id from v10.
+//! group (v0–7) or several (v8+), topics by id from v10. From v9 a KIP-848 group's member
+//! says who asks, and only its members at their epoch (or admins, without either) may.
 
 use kafka_wire::messages::offset_fetch_response::{
     OffsetFetchResponseGroup, OffsetFetchResponsePartition, OffsetFetchResponsePartitions, OffsetFetchResponseTopic,
@@ -9,6 +10,7 @@ use kafka_wire::messages::{OffsetFetchRequest, OffsetFetchResponse};
 use kafka_wire::{ErrorCode, StrBytes, TopicName, Uuid};
 
 use super::{coordinates, Ctx};
+use crate::consumer_groups::is_consumer_group;
 use crate::state::State;
 
 /// OffsetFetch v8 asks for several groups.
@@ -115,7 +117,15 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchR
         .iter()
         .map(|g| {
             let group = g.group_id.to_string();
-            if let Err(error_code) = coordinates(&state, ctx.node, &group) {
+            let member_id = g.member_id.as_deref();
+            let allowed = coordinates(&state, ctx.node, &group).and_then(|()| {
+                // Kafka's `ConsumerGroup.validateOffsetFetch`; a classic group checks neither.
+                match is_consumer_group(&state, &group) {
+                    true => state.consumer_groups[&group].validate_offset_fetch(member_id, g.member_epoch),
+                    false => Ok(()),
+                }
+            });
+            if let Err(error_code) = allowed {
                 return OffsetFetchResponseGroup { group_id: g.group_id.clone(), error_code, ..Default::default() };
             }
             let asked = g.topics.as_ref().map(|ts| {

@@ -9,11 +9,18 @@ use kafka_wire::{Bytes, ErrorCode, StrBytes};
 use super::{coordinates, Ctx};
 use crate::groups::Phase;
 
+/// SyncGroup v5 made the protocol's type and name mandatory.
+const PROTOCOL_NAMED_FROM: i16 = 5;
+
 pub(crate) async fn handle(ctx: &Ctx<'_>, request: SyncGroupRequest) -> SyncGroupResponse {
     let group_id = request.group_id.to_string();
     let member_id = request.member_id.to_string();
     let refuse =
         |error_code| SyncGroupResponse { error_code, protocol_type: None, protocol_name: None, ..Default::default() };
+    // From v5 the protocol's type and name must be given (Kafka's request handler checks).
+    if ctx.version >= PROTOCOL_NAMED_FROM && (request.protocol_type.is_none() || request.protocol_name.is_none()) {
+        return refuse(ErrorCode::INCONSISTENT_GROUP_PROTOCOL);
+    }
     {
         let mut state = ctx.shared.state();
         if let Err(code) = coordinates(&state, ctx.node, &group_id) {

@@ -8,11 +8,13 @@ use kafka_wire::messages::txn_offset_commit_response::{
     TxnOffsetCommitResponsePartition, TxnOffsetCommitResponseTopic,
 };
 use kafka_wire::messages::{TxnOffsetCommitRequest, TxnOffsetCommitResponse};
-use kafka_wire::ErrorCode;
+use kafka_wire::{ErrorCode, Uuid};
 
 use super::offset_commit::committable;
 use super::{coordinates, fenced, Ctx};
+use crate::consumer_groups::is_consumer_group;
 use crate::groups::{Committed, Group};
+use crate::state::State;
 use crate::transactions::Producer;
 
 /// v5 is transactions v2.
@@ -28,14 +30,27 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
     let producer_id = request.producer_id.0;
     let group_error = (|| {
         coordinates(&state, ctx.node, &group_id)?;
+        // v3+ may say who commits; without that (older clients) the commit is the producer's.
+        let member = request.member_id.to_string();
+        let epoch = request.generation_id_or_member_epoch;
+        let consumer = is_consumer_group(&state, &group_id);
+        if consumer {
+            // A KIP-848 group checks its member's epoch as for OffsetCommit, at any version;
+            // STALE_MEMBER_EPOCH is not among TxnOffsetCommit's errors: ILLEGAL_GENERATION.
+            let partitions = known_partitions(&state, &request, ctx.version);
+            state.consumer_groups[&group_id].validate_offset_commit(&member, epoch, None, &partitions).map_err(
+                |code| match code {
+                    ErrorCode::STALE_MEMBER_EPOCH => ErrorCode::ILLEGAL_GENERATION,
+                    code => code,
+                },
+            )?;
+        }
         let group = state
             .groups
             .entry(group_id.clone())
             .or_insert_with(|| Group::new(Instant::now(), ctx.shared.config.group_initial_rebalance_delay));
-        // v3+ may say who commits; without that (older clients) the commit is the producer's.
-        let member = request.member_id.to_string();
-        if request.generation_id_or_member_epoch >= 0 || !member.is_empty() {
-            group.check_member(&member, request.generation_id_or_member_epoch)?;
+        if !consumer && (epoch >= 0 || !member.is_empty()) {
+            group.check_member(&member, epoch)?;
         }
         if ctx.version >= V2_FROM {
             let p = Producer {
@@ -93,4 +108,21 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
         })
         .collect();
     TxnOffsetCommitResponse { topics, ..Default::default() }
+}
+
+/// The (topic id, partition) pairs of the request that exist, which a KIP-848 group checks the
+/// committing member holds.
+fn known_partitions(state: &State, request: &TxnOffsetCommitRequest, version: i16) -> Vec<(Uuid, i32)> {
+    request
+        .topics
+        .iter()
+        .filter_map(|t| {
+            let name = if version >= TOPIC_IDS_FROM { state.name_of(t.topic_id) } else { Some(t.name.to_string()) };
+            let topic = state.topics.get(&name?)?;
+            Some(t.partitions.iter().filter_map(|p| {
+                (0..topic.partitions.len() as i32).contains(&p.partition_index).then_some((topic.id, p.partition_index))
+            }))
+        })
+        .flatten()
+        .collect()
 }

@@ -1,7 +1,7 @@
 //! franz-go (Go, written without our code; `tests/clients/franz/`) against the fake and Apache
 //! Kafka 4.4: kadm's CreateTopics, an idempotent producer in every codec, a classic consumer
 //! group that gains and loses a member, and kadm's view of the group afterwards; transactions
-//! (`franz-round txn`). What a round reports as "compared" must be the same on both;
+//! (`franz-round txn`); a KIP-848 consumer group (`franz-round consumer-protocol`). What a round reports as "compared" must be the same on both;
 //! "informational" (timing) is printed only.
 //!
 //! Needs `go` (on `PATH` or in /usr/local/go/bin): without it the test is skipped, or fails under
@@ -83,4 +83,37 @@ fn franz_go_transactions_see_the_same_on_the_fake_and_on_kafka() {
     let Some(kafka) = support::kafka() else { return };
     let on_kafka = txn("kafka", &kafka.bootstrap());
     assert_eq!(on_fake, on_kafka, "franz-go transactions must observe the same on both");
+}
+
+/// franz-go's KIP-848 opt-in (`franz-round consumer-protocol`, kgo.ServerSideBalancer): members
+/// a and b, then c joins, then b leaves, over 6 partitions; each record processed once and
+/// committed; each phase's assignment sizes once the group is stable; the end offsets
+/// committed; the group as ListGroups, DescribeConsumerGroups and DescribeGroups see it.
+#[test]
+fn franz_go_consumer_protocol_sees_the_same_on_the_fake_and_on_kafka() {
+    let Some(bin) = support::franz_round() else { return };
+    let _alone = support::one_at_a_time();
+    let run = |against: &str, bootstrap: &str| {
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let topic = format!("franz-cp-{against}-{nanos}");
+        let out = Command::new(&bin).args(["consumer-protocol", bootstrap, &topic]).output().unwrap();
+        let summary = support::summary(&format!("franz-go consumer protocol on {against}"), &out);
+        println!("franz-go consumer protocol on {against}, informational: {}", summary["informational"]);
+        let c = summary["compared"].clone();
+        println!("franz-go consumer protocol on {against}: {c}");
+        // The broker ran a consumer group (kgo falls back to the classic protocol silently).
+        assert_eq!(c["listed"]["group_type"], "consumer", "{against}: {c}");
+        let consumed = &c["consumed"];
+        let counts = (&consumed["records"], &consumed["distinct"], &consumed["processed_twice"]);
+        assert_eq!(counts, (&60.into(), &60.into(), &0.into()), "{against}: {c}");
+        assert_eq!(c["committed_is_end"], true, "{against}: {c}");
+        let sizes = ["a_b", "a_b_c", "a_c"].map(|p| &c["phases"][p]["owned_sizes"]);
+        assert_eq!(serde_json::json!(sizes), serde_json::json!([[3, 3], [2, 2, 2], [3, 3]]), "{against}: {c}");
+        c
+    };
+    let fake = support::fake(&["--nodes", "3"]);
+    let on_fake = run("fake", &fake.bootstrap);
+    let Some(kafka) = support::kafka() else { return };
+    let on_kafka = run("kafka", &kafka.bootstrap());
+    assert_eq!(on_fake, on_kafka, "franz-go's consumer protocol must observe the same on both");
 }

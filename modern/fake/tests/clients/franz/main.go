@@ -2,8 +2,9 @@
 // Kafka cluster: the same round against kafka-wire-fake and against Apache Kafka, so that
 // tests/franz_go.rs can compare the two summaries.
 //
-// Usage: franz-round round BOOTSTRAP TOPIC (this round), or franz-round txn BOOTSTRAP TOPIC
-// (transactions: see txn.go)
+// Usage: franz-round round BOOTSTRAP TOPIC (this round), franz-round txn BOOTSTRAP TOPIC
+// (transactions: see txn.go), or franz-round consumer-protocol BOOTSTRAP TOPIC (a KIP-848
+// group: see consumer_protocol.go)
 //
 //   - kadm creates TOPIC (3 partitions, replication factor 1), then again: the second error;
 //   - 10 records in each codec kgo has (none, gzip, snappy, lz4, zstd), each codec from its own
@@ -31,8 +32,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 4 || (os.Args[1] != "round" && os.Args[1] != "txn") {
-		fmt.Fprintln(os.Stderr, "usage: franz-round round|txn BOOTSTRAP TOPIC")
+	if len(os.Args) != 4 || (os.Args[1] != "round" && os.Args[1] != "txn" && os.Args[1] != "consumer-protocol") {
+		fmt.Fprintln(os.Stderr, "usage: franz-round round|txn|consumer-protocol BOOTSTRAP TOPIC")
 		os.Exit(2)
 	}
 	seeds := strings.Split(os.Args[2], ",")
@@ -42,6 +43,9 @@ func main() {
 	} = newRound(seeds, os.Args[3])
 	if os.Args[1] == "txn" {
 		r = newTxnRound(seeds, os.Args[3])
+	}
+	if os.Args[1] == "consumer-protocol" {
+		r = newConsumerProtocolRound(seeds, os.Args[3])
 	}
 	// Every step has its own deadline; this one bounds the whole round (closing clients too).
 	time.AfterFunc(4*time.Minute, func() {
