@@ -13,8 +13,19 @@ const REMEMBERED: usize = 5;
 #[derive(Debug)]
 struct Producer {
     epoch: i16,
-    /// (first sequence, last sequence, base offset) of the latest batches.
-    recent: VecDeque<(i32, i32, i64)>,
+    /// The latest batches.
+    recent: VecDeque<Written>,
+}
+
+/// A batch as a retry of it is recognised and answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Written {
+    first: i32,
+    last: i32,
+    /// Its base offset.
+    pub offset: i64,
+    /// Its largest timestamp, which Kafka answers a retry with as its log append time.
+    pub max_timestamp: i64,
 }
 
 /// What a batch of an idempotent producer is to the log.
@@ -22,8 +33,8 @@ struct Producer {
 pub(crate) enum Verdict {
     /// Append it.
     Append,
-    /// Already appended at this offset: answer with it, append nothing.
-    Duplicate(i64),
+    /// Already appended: answer as it was, append nothing.
+    Duplicate(Written),
     /// Refuse it with this code.
     Refuse(ErrorCode),
 }
@@ -55,11 +66,11 @@ impl Producers {
         if epoch > producer.epoch {
             return if first == 0 { Verdict::Append } else { Verdict::Refuse(ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER) };
         }
-        if let Some(&(_, _, offset)) = producer.recent.iter().find(|(f, l, _)| *f == first && *l == last) {
-            return Verdict::Duplicate(offset);
+        if let Some(&written) = producer.recent.iter().find(|w| w.first == first && w.last == last) {
+            return Verdict::Duplicate(written);
         }
         match producer.recent.back() {
-            Some(&(_, prev_last, _)) if next_sequence(prev_last) == first => Verdict::Append,
+            Some(prev) if next_sequence(prev.last) == first => Verdict::Append,
             // Fenced at this epoch by a transaction marker, nothing written since.
             None if first == 0 => Verdict::Append,
             _ => Verdict::Refuse(ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER),
@@ -77,7 +88,7 @@ impl Producers {
     }
 
     /// Records a batch that was appended at `offset`.
-    pub fn record(&mut self, id: i64, epoch: i16, first: i32, last: i32, offset: i64) {
+    pub fn record(&mut self, id: i64, epoch: i16, (first, last): (i32, i32), offset: i64, max_timestamp: i64) {
         let producer = self.by_id.entry(id).or_insert(Producer { epoch, recent: VecDeque::new() });
         if epoch != producer.epoch {
             producer.epoch = epoch;
@@ -86,7 +97,7 @@ impl Producers {
         if producer.recent.len() == REMEMBERED {
             producer.recent.pop_front();
         }
-        producer.recent.push_back((first, last, offset));
+        producer.recent.push_back(Written { first, last, offset, max_timestamp });
     }
 }
 
@@ -99,13 +110,14 @@ mod tests {
         let mut p = Producers::default();
         assert_eq!(p.check(7, 0, 3, 4), Verdict::Refuse(ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER));
         assert_eq!(p.check(7, 0, 0, 2), Verdict::Append);
-        p.record(7, 0, 0, 2, 100);
-        assert_eq!(p.check(7, 0, 0, 2), Verdict::Duplicate(100), "a retry gets its first offset");
+        p.record(7, 0, (0, 2), 100, 1_000);
+        let first = Written { first: 0, last: 2, offset: 100, max_timestamp: 1_000 };
+        assert_eq!(p.check(7, 0, 0, 2), Verdict::Duplicate(first), "a retry gets its first offset and time");
         assert_eq!(p.check(7, 0, 4, 5), Verdict::Refuse(ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER), "a gap");
         assert_eq!(p.check(7, 0, 3, 5), Verdict::Append);
-        p.record(7, 1, 0, 0, 200);
+        p.record(7, 1, (0, 0), 200, 1_000);
         assert_eq!(p.check(7, 0, 1, 1), Verdict::Refuse(ErrorCode::INVALID_PRODUCER_EPOCH), "fenced");
-        p.record(7, 1, 1, i32::MAX, 201);
+        p.record(7, 1, (1, i32::MAX), 201, 1_000);
         assert_eq!(p.check(7, 1, 0, 3), Verdict::Append, "sequences wrap at i32::MAX");
         p.fence(7, 2);
         assert_eq!(p.check(7, 1, 0, 0), Verdict::Refuse(ErrorCode::INVALID_PRODUCER_EPOCH), "a marker fences");

@@ -9,10 +9,16 @@ mod support;
 mod assignments;
 #[path = "against_kafka/franz.rs"]
 mod franz;
+#[path = "against_kafka/franz_share.rs"]
+mod franz_share;
 #[path = "against_kafka/java.rs"]
 mod java;
 #[path = "against_kafka/list_offsets.rs"]
 mod list_offsets;
+#[path = "against_kafka/offset_epochs.rs"]
+mod offset_epochs;
+#[path = "against_kafka/scenarios.rs"]
+mod scenarios;
 
 use std::process::Command;
 

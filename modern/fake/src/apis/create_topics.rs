@@ -125,6 +125,10 @@ fn assigned(state: &State, t: &CreatableTopic) -> Result<Vec<Vec<i32>>, Refused>
 fn refusal_message(code: ErrorCode, name: &str, replication: i16) -> String {
     match code {
         ErrorCode::TOPIC_ALREADY_EXISTS => format!("Topic '{name}' already exists."),
+        ErrorCode::INVALID_PARTITIONS => "Number of partitions was set to an invalid non-positive value.".to_owned(),
+        ErrorCode::INVALID_REPLICATION_FACTOR if replication < 1 => {
+            "Replication factor must be larger than 0, or -1 to use the default value.".to_owned()
+        }
         ErrorCode::INVALID_REPLICATION_FACTOR => format!("Unable to replicate the partition {replication} time(s): The target replication factor of {replication} cannot be reached because only fewer broker(s) are registered."),
         _ => code.to_string(),
     }

@@ -72,14 +72,17 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                 .partitions
                 .iter()
                 .map(|p| {
-                    let mut data = PartitionData {
+                    // A refused partition's answer: Kafka's `partitionResponse(error)`.
+                    let refused = PartitionData {
                         partition_index: p.partition,
                         high_watermark: -1,
                         last_stable_offset: -1,
                         log_start_offset: -1,
                         aborted_transactions: None,
+                        records: Some(Default::default()),
                         ..Default::default()
                     };
+                    let mut data = refused.clone();
                     let Some(name) = &name else {
                         data.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
                         failed = true;
@@ -119,9 +122,14 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                     data.log_start_offset = log.start_offset();
                     if p.fetch_offset < log.start_offset() || p.fetch_offset > log.end_offset() {
                         tracing::debug!(topic = %name, partition = p.partition, offset = p.fetch_offset, end = log.end_offset(), "Fetch out of range");
-                        data.error_code = ErrorCode::OFFSET_OUT_OF_RANGE;
+                        // As every refused partition: no offsets, no records (Kafka's
+                        // `FetchResponse.partitionResponse(error)`).
                         failed = true;
-                        return data;
+                        return PartitionData {
+                            partition_index: p.partition,
+                            error_code: ErrorCode::OFFSET_OUT_OF_RANGE,
+                            ..refused
+                        };
                     }
                     let limit = usize::try_from(p.partition_max_bytes).unwrap_or(0).min(room);
                     // At least one batch for the first partition with data, so no batch is too big to ever read.

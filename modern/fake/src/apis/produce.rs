@@ -32,11 +32,6 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
         .map(|topic| {
             let name =
                 if version >= TOPIC_IDS_FROM { state.name_of(topic.topic_id) } else { Some(topic.name.0.to_string()) };
-            if let Some(name) = &name {
-                if version < TOPIC_IDS_FROM {
-                    state.auto_create(name);
-                }
-            }
             let partition_responses = topic
                 .partition_data
                 .into_iter()
@@ -49,12 +44,22 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
                         Some(name) => append(&mut state, node, version, name, p.index, p.records.as_ref()),
                     };
                     match outcome {
-                        Ok((base, start, new)) => {
-                            appended |= new;
+                        Ok((base, start, duplicate)) => {
+                            appended |= duplicate.is_none();
                             response.base_offset = base;
                             response.log_start_offset = start;
+                            response.log_append_time_ms = duplicate.unwrap_or(-1);
                         }
-                        Err(code) => response.error_code = code,
+                        Err(code) => {
+                            response.error_code = code;
+                            if !NO_LOG_START.contains(&code) {
+                                response.log_start_offset = name
+                                    .as_ref()
+                                    .and_then(|name| state.topics.get(name))
+                                    .and_then(|t| t.partitions.get(usize::try_from(p.index).ok()?))
+                                    .map_or(-1, |part| part.log.start_offset());
+                            }
+                        }
                     }
                     response
                 })
@@ -75,8 +80,21 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
     (acks != 0).then(|| ProduceResponse { responses, ..Default::default() })
 }
 
-/// Appends one partition's records: (base offset, log start offset, whether anything was
-/// appended) or the partition's error.
+/// Refusals answered without the partition's log start offset, as Kafka's `ReplicaManager`
+/// answers them (every other refusal, a sequence or epoch one say, carries it).
+const NO_LOG_START: [ErrorCode; 7] = [
+    ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+    ErrorCode::NOT_LEADER_OR_FOLLOWER,
+    ErrorCode::MESSAGE_TOO_LARGE,
+    ErrorCode::RECORD_LIST_TOO_LARGE,
+    ErrorCode::CORRUPT_MESSAGE,
+    ErrorCode::KAFKA_STORAGE_ERROR,
+    ErrorCode::UNKNOWN_TOPIC_ID,
+];
+
+/// Appends one partition's records: (base offset, log start offset, and for a retry of a batch
+/// already written, which appends nothing, that batch's log append time) or the partition's
+/// error.
 fn append(
     state: &mut State,
     node: i32,
@@ -84,7 +102,7 @@ fn append(
     topic: &str,
     index: i32,
     records: Option<&Records>,
-) -> Result<(i64, i64, bool), ErrorCode> {
+) -> Result<(i64, i64, Option<i64>), ErrorCode> {
     let max_bytes = state
         .topics
         .get(topic)
@@ -122,19 +140,26 @@ fn append(
     if idempotent {
         match partition.producers.check(header.producer_id, header.producer_epoch, first, last) {
             Verdict::Append => {}
-            Verdict::Duplicate(offset) => return Ok((offset, partition.log.start_offset(), false)),
+            // Kafka answers a retry with the batch's largest timestamp as its log append time.
+            Verdict::Duplicate(w) => return Ok((w.offset, partition.log.start_offset(), Some(w.max_timestamp))),
             Verdict::Refuse(code) => return Err(code),
         }
     }
     let epoch = partition.leader_epoch;
     let base = partition.log.append(batch.as_bytes(), i64::from(header.record_count), header.max_timestamp, epoch);
     if idempotent {
-        partition.producers.record(header.producer_id, header.producer_epoch, first, last, base);
+        partition.producers.record(
+            header.producer_id,
+            header.producer_epoch,
+            (first, last),
+            base,
+            header.max_timestamp,
+        );
     }
     if transactional {
         partition.txns.wrote(header.producer_id, base);
     }
-    Ok((base, partition.log.start_offset(), true))
+    Ok((base, partition.log.start_offset(), None))
 }
 
 /// A transactional batch may be written where its transaction is: v12+ (transactions v2) adds
