@@ -25,7 +25,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -38,51 +37,34 @@ const (
 )
 
 type cpRound struct {
+	consumers
 	admin    *kadm.Client
-	seeds    []string
-	topic    string
-	group    string
 	compared map[string]any
 	info     map[string]any
-
-	mu       sync.Mutex
-	seen     map[string]int // record value → times processed
-	perPart  map[string]int // partition → records processed
-	total    int
-	limit    int // members poll only while total < limit
-	failures []string
-	members  []*cpMember
-}
-
-// cpMember is one consumer of the group, polling in its own goroutine.
-type cpMember struct {
-	name  string
-	cl    *kgo.Client
-	stop  chan struct{}
-	done  chan struct{}
-	owned map[int32]bool // guarded by cpRound.mu
-	gone  bool           // closed: it left the group
+	seen     map[string]int // record value → times processed, guarded by consumers.mu
+	perPart  map[string]int // partition → records processed, guarded by consumers.mu
 }
 
 func newConsumerProtocolRound(seeds []string, topic string) *cpRound {
-	return &cpRound{
-		seeds:    seeds,
-		topic:    topic,
-		group:    topic + "-group",
-		compared: map[string]any{},
-		info:     map[string]any{},
-		seen:     map[string]int{},
-		perPart:  map[string]int{},
+	r := &cpRound{compared: map[string]any{}, info: map[string]any{}, seen: map[string]int{}, perPart: map[string]int{}}
+	r.consumers = consumers{
+		seeds:               seeds,
+		topic:               topic,
+		group:               topic + "-group",
+		clientPrefix:        "franz-cp-",
+		opts:                []kgo.Opt{kgo.ServerSideBalancer()},
+		rebalanceWhileGated: true,
+		counted: func(_ *member, records []*kgo.Record) {
+			for _, rec := range records {
+				r.seen[string(rec.Value)]++
+				r.perPart[strconv.Itoa(int(rec.Partition))]++
+			}
+		},
 	}
+	return r
 }
 
 func (r *cpRound) summary() (compared, info map[string]any) { return r.compared, r.info }
-
-func (r *cpRound) fail(format string, args ...any) {
-	r.mu.Lock()
-	r.failures = append(r.failures, fmt.Sprintf(format, args...))
-	r.mu.Unlock()
-}
 
 func (r *cpRound) run() error {
 	admin, err := kadm.NewOptClient(kgo.SeedBrokers(r.seeds...), kgo.ClientID("franz-cp-admin"))
@@ -137,117 +119,6 @@ func (r *cpRound) produce(ctx context.Context) error {
 	return cl.ProduceSync(ctx, recs...).FirstErr()
 }
 
-func (r *cpRound) newMember(name string) (*cpMember, error) {
-	m := &cpMember{name: name, stop: make(chan struct{}), done: make(chan struct{}), owned: map[int32]bool{}}
-	note := func(parts map[string][]int32, owned bool) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		for _, p := range parts[r.topic] {
-			if owned {
-				m.owned[p] = true
-			} else {
-				delete(m.owned, p)
-			}
-		}
-	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(r.seeds...),
-		kgo.ClientID("franz-cp-"+name),
-		kgo.ConsumerGroup(r.group),
-		kgo.ConsumeTopics(r.topic),
-		kgo.ServerSideBalancer(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
-		kgo.FetchMaxWait(500*time.Millisecond),
-		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, a map[string][]int32) { note(a, true) }),
-		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, a map[string][]int32) { note(a, false) }),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, a map[string][]int32) { note(a, false) }),
-	)
-	if err != nil {
-		return nil, err
-	}
-	m.cl = cl
-	r.mu.Lock()
-	r.members = append(r.members, m)
-	r.mu.Unlock()
-	go r.poll(m)
-	return m, nil
-}
-
-// poll processes records until stopped: each poll's records are counted, committed with
-// CommitRecords, and only then may the group rebalance.
-func (r *cpRound) poll(m *cpMember) {
-	defer close(m.done)
-	for {
-		select {
-		case <-m.stop:
-			return
-		default:
-		}
-		r.mu.Lock()
-		gated := r.total >= r.limit
-		r.mu.Unlock()
-		if gated {
-			// Still let the group rebalance while not processing.
-			m.cl.AllowRebalance()
-			time.Sleep(50 * time.Millisecond)
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		fetches := m.cl.PollRecords(ctx, 4)
-		cancel()
-		if fetches.IsClientClosed() {
-			return
-		}
-		fetches.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-				r.fail("%s: fetching %s/%d: %v", m.name, t, p, err)
-			}
-		})
-		records := fetches.Records()
-		r.mu.Lock()
-		for _, rec := range records {
-			r.seen[string(rec.Value)]++
-			r.perPart[strconv.Itoa(int(rec.Partition))]++
-			r.total++
-		}
-		r.mu.Unlock()
-		if len(records) > 0 {
-			cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
-			if err := m.cl.CommitRecords(cctx, records...); err != nil {
-				r.fail("%s: committing %d records: %v", m.name, len(records), err)
-			}
-			ccancel()
-		}
-		m.cl.AllowRebalance()
-	}
-}
-
-func (r *cpRound) stopPolling(m *cpMember) {
-	select {
-	case <-m.stop:
-	default:
-		close(m.stop)
-	}
-	<-m.done
-}
-
-// leave stops m's polling and closes its client, which leaves the group.
-func (r *cpRound) leave(m *cpMember) {
-	r.stopPolling(m)
-	if !m.gone {
-		m.gone = true
-		m.cl.Close()
-	}
-}
-
-func (r *cpRound) setLimit(n int) {
-	r.mu.Lock()
-	r.limit = n
-	r.mu.Unlock()
-}
-
 // waitFor polls cond until it holds, a failure is recorded, or stepLimit passes; cond runs
 // without the lock (it may ask the broker).
 func (r *cpRound) waitFor(what string, cond func() (bool, string)) error {
@@ -272,7 +143,7 @@ func (r *cpRound) waitFor(what string, cond func() (bool, string)) error {
 
 // ownedSizes is (under r.mu) how many partitions each live member's callbacks say it owns,
 // sorted, and whether they own every partition between them, none twice.
-func (r *cpRound) ownedSizes(live []*cpMember) ([]int, bool) {
+func (r *cpRound) ownedSizes(live []*member) ([]int, bool) {
 	seen := map[int32]bool{}
 	disjoint := true
 	var sizes []int
@@ -305,7 +176,7 @@ func topicSize(s kadm.TopicsSet, topic string) int { return len(s[topic]) }
 // settle waits until the group is stable with exactly the live members, each holding what the
 // coordinator means it to and what its callbacks say it owns, every partition held once; then
 // records the phase.
-func (r *cpRound) settle(phase string, live ...*cpMember) error {
+func (r *cpRound) settle(phase string, live ...*member) error {
 	var d kadm.DescribedConsumerGroup
 	err := r.waitFor(phase+" to be stable", func() (bool, string) {
 		var err error
@@ -403,7 +274,7 @@ func (r *cpRound) consume(admin *kadm.Client) error {
 	}
 	// Two quiet seconds: a record processed twice would show up here.
 	time.Sleep(2 * time.Second)
-	for _, m := range []*cpMember{a, c} {
+	for _, m := range []*member{a, c} {
 		r.stopPolling(m)
 	}
 	r.mu.Lock()
@@ -428,7 +299,7 @@ func (r *cpRound) consume(admin *kadm.Client) error {
 		return err
 	}
 	// a and c leave: the group empties and can go.
-	for _, m := range []*cpMember{a, c} {
+	for _, m := range []*member{a, c} {
 		r.leave(m)
 	}
 	var empty kadm.DescribedConsumerGroup

@@ -242,134 +242,39 @@ func (r *round) produce(ctx context.Context) error {
 	return nil
 }
 
-// member is one consumer of the group, polling in its own goroutine.
-type member struct {
-	name  string
-	cl    *kgo.Client
-	stop  chan struct{}
-	done  chan struct{}
-	owned map[int32]bool // guarded by group.mu
-	calls map[string]int // callback name → times called, guarded by group.mu
-}
-
-// group is the state the members share.
+// group is the state the members share: what they processed, as the round checks it.
 type group struct {
+	consumers
 	r        *round
-	mu       sync.Mutex
 	seen     map[string]int // record value → times processed
 	byMember map[string]int
-	total    int
-	limit    int // members poll only while total < limit
 	headerOK bool
 	epochs   map[string]bool // the leader epochs fetched records carried
-	failures []string
-	members  []*member
 }
 
-func (g *group) fail(format string, args ...any) {
-	g.mu.Lock()
-	g.failures = append(g.failures, fmt.Sprintf(format, args...))
-	g.mu.Unlock()
-}
-
-func (g *group) newMember(name string) (*member, error) {
-	m := &member{name: name, stop: make(chan struct{}), done: make(chan struct{}), owned: map[int32]bool{}, calls: map[string]int{}}
-	note := func(call string, parts map[string][]int32, owned bool) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		m.calls[call]++
-		for _, p := range parts[g.r.topic] {
-			if owned {
-				m.owned[p] = true
-			} else {
-				delete(m.owned, p)
+func newGroup(r *round) *group {
+	g := &group{r: r, seen: map[string]int{}, byMember: map[string]int{}, headerOK: true, epochs: map[string]bool{}}
+	g.consumers = consumers{
+		seeds:        r.seeds,
+		topic:        r.topic,
+		group:        r.group,
+		clientPrefix: "franz-round-",
+		opts:         []kgo.Opt{kgo.SessionTimeout(10 * time.Second), kgo.HeartbeatInterval(500 * time.Millisecond), kgo.WithHooks(r)},
+		limit:        15,
+		counted: func(m *member, records []*kgo.Record) {
+			for _, rec := range records {
+				value := string(rec.Value)
+				g.seen[value]++
+				g.byMember[m.name]++
+				g.epochs[strconv.Itoa(int(rec.LeaderEpoch))] = true
+				codec := strings.SplitN(value, "-", 2)[0]
+				if len(rec.Headers) != 1 || rec.Headers[0].Key != "codec" || string(rec.Headers[0].Value) != codec {
+					g.headerOK = false
+				}
 			}
-		}
+		},
 	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(g.r.seeds...),
-		kgo.ClientID("franz-round-"+name),
-		kgo.ConsumerGroup(g.r.group),
-		kgo.ConsumeTopics(g.r.topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
-		kgo.SessionTimeout(10*time.Second),
-		kgo.HeartbeatInterval(500*time.Millisecond),
-		kgo.FetchMaxWait(500*time.Millisecond),
-		kgo.WithHooks(g.r),
-		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, a map[string][]int32) {
-			note("assigned", a, true)
-		}),
-		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, a map[string][]int32) {
-			note("revoked", a, false)
-		}),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, a map[string][]int32) {
-			note("lost", a, false)
-		}),
-	)
-	if err != nil {
-		return nil, err
-	}
-	m.cl = cl
-	g.mu.Lock()
-	g.members = append(g.members, m)
-	g.mu.Unlock()
-	go g.poll(m)
-	return m, nil
-}
-
-// poll processes records until stopped: each poll's records are counted, committed with
-// CommitRecords, and only then may the group rebalance.
-func (g *group) poll(m *member) {
-	defer close(m.done)
-	for {
-		select {
-		case <-m.stop:
-			return
-		default:
-		}
-		g.mu.Lock()
-		gated := g.total >= g.limit
-		g.mu.Unlock()
-		if gated {
-			time.Sleep(50 * time.Millisecond)
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		fetches := m.cl.PollRecords(ctx, 4)
-		cancel()
-		if fetches.IsClientClosed() {
-			return
-		}
-		fetches.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-				g.fail("%s: fetching %s/%d: %v", m.name, t, p, err)
-			}
-		})
-		records := fetches.Records()
-		g.mu.Lock()
-		for _, rec := range records {
-			value := string(rec.Value)
-			g.seen[value]++
-			g.byMember[m.name]++
-			g.total++
-			g.epochs[strconv.Itoa(int(rec.LeaderEpoch))] = true
-			codec := strings.SplitN(value, "-", 2)[0]
-			if len(rec.Headers) != 1 || rec.Headers[0].Key != "codec" || string(rec.Headers[0].Value) != codec {
-				g.headerOK = false
-			}
-		}
-		g.mu.Unlock()
-		if len(records) > 0 {
-			cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
-			if err := m.cl.CommitRecords(cctx, records...); err != nil {
-				g.fail("%s: committing %d records: %v", m.name, len(records), err)
-			}
-			ccancel()
-		}
-		m.cl.AllowRebalance()
-	}
+	return g
 }
 
 // waitFor polls cond (under g.mu) until it holds, a failure is recorded, or timeout.
@@ -432,7 +337,7 @@ func balanced(live ...*member) bool {
 
 func (r *round) consume(admin *kadm.Client) error {
 	total := len(codecs) * perCodec
-	g := &group{r: r, seen: map[string]int{}, byMember: map[string]int{}, limit: 15, headerOK: true, epochs: map[string]bool{}}
+	g := newGroup(r)
 	var live []*member
 	defer func() {
 		for _, m := range g.members {
@@ -539,12 +444,6 @@ func (g *group) count() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.total
-}
-
-func (g *group) setLimit(n int) {
-	g.mu.Lock()
-	g.limit = n
-	g.mu.Unlock()
 }
 
 // inspect asks kadm for the group's committed offsets, the end offsets, and the group itself.
