@@ -111,11 +111,17 @@ impl SharePartition {
             }
             let control = is_control(&entry.bytes);
             let mut took = 0;
+            let cap = entry.base_offset.max(self.start).saturating_add(entry.bytes.len() as i64);
             for offset in entry.base_offset.max(self.start)..=entry.last_offset {
                 if strict && count + took >= max_records {
                     break;
                 }
                 if offset >= self.end {
+                    // A batch enters whole, as Kafka's do, but with no more records than its
+                    // bytes could hold: its header may claim more than it has.
+                    if offset >= cap {
+                        break;
+                    }
                     let state = if control { RecordState::Archived } else { RecordState::Available };
                     self.records.insert(offset, InFlight { state, delivery_count: 0, owner: None, lock_until: None });
                     self.end = offset + 1;
@@ -157,12 +163,31 @@ impl SharePartition {
     ) -> Result<bool, ErrorCode> {
         let mut changes = Vec::new();
         for (first, last, types) in batches {
-            let len = last - first + 1;
-            if len <= 0 || (types.len() != 1 && types.len() as i64 != len) {
+            let len = last.checked_sub(*first).and_then(|d| d.checked_add(1)).unwrap_or(0);
+            if *first < 0 || len <= 0 || (types.len() != 1 && types.len() as i64 != len) {
                 return Err(ErrorCode::INVALID_REQUEST);
             }
+            if let [kind] = types[..] {
+                // One type for a whole range, which may be far wider than the request: only
+                // the records the partition holds in it are looked at.
+                if !(GAP..=RENEW).contains(&kind) {
+                    return Err(ErrorCode::INVALID_REQUEST);
+                }
+                let in_range = self.records.range(*first..=*last);
+                let held: Vec<i64> = in_range
+                    .filter(|(_, r)| {
+                        kind == GAP || (r.state == RecordState::Acquired && r.owner.as_deref() == Some(member))
+                    })
+                    .map(|(offset, _)| *offset)
+                    .collect();
+                if kind != GAP && held.len() as i64 != len {
+                    return Err(ErrorCode::INVALID_RECORD_STATE);
+                }
+                changes.extend(held.into_iter().map(|offset| (offset, kind)));
+                continue;
+            }
             for offset in *first..=*last {
-                let kind = if types.len() == 1 { types[0] } else { types[(offset - first) as usize] };
+                let kind = types[(offset - first) as usize];
                 if !(GAP..=RENEW).contains(&kind) {
                     return Err(ErrorCode::INVALID_REQUEST);
                 }
@@ -328,5 +353,37 @@ mod tests {
         p.acknowledge("a", &[(0, 0, vec![ACCEPT])], LIMITS, Instant::now()).unwrap();
         let (_, runs) = p.acquire(&log, 0, "b", 100, false, usize::MAX, 3, until);
         assert_eq!(runs, vec![Acquired { first: 3, last: 5, delivery_count: 1 }], "room again");
+    }
+
+    #[test]
+    fn acknowledgement_ranges_as_wide_as_i64_cost_only_what_is_held() {
+        let log = [entry(0, 2)];
+        let mut p = SharePartition::new(0);
+        let until = Instant::now() + LIMITS.lock;
+        p.acquire(&log, 0, "a", 100, false, usize::MAX, 100, until);
+        let now = Instant::now();
+        // Not every offset of the range is held: refused at once, nothing changed.
+        let accept = p.acknowledge("a", &[(0, i64::MAX - 1, vec![ACCEPT])], LIMITS, now);
+        assert_eq!(accept, Err(ErrorCode::INVALID_RECORD_STATE));
+        assert_eq!(p.state(0), Some((RecordState::Acquired, 1)));
+        // Lengths that overflow, and negative offsets, are malformed.
+        assert_eq!(
+            p.acknowledge("a", &[(i64::MIN, i64::MAX, vec![GAP])], LIMITS, now),
+            Err(ErrorCode::INVALID_REQUEST)
+        );
+        assert_eq!(p.acknowledge("a", &[(-1, 0, vec![ACCEPT])], LIMITS, now), Err(ErrorCode::INVALID_REQUEST));
+        // A gap over the whole range archives just the records there are.
+        p.acknowledge("a", &[(0, i64::MAX - 1, vec![GAP])], LIMITS, now).unwrap();
+        assert_eq!(p.start, 3, "0 to 2 archived");
+    }
+
+    #[test]
+    fn a_batch_claiming_billions_of_records_takes_no_more_than_its_bytes_hold() {
+        let log = [entry(0, i64::from(i32::MAX) - 1)];
+        let mut p = SharePartition::new(0);
+        let until = Instant::now() + LIMITS.lock;
+        let (_, runs) = p.acquire(&log, 0, "a", usize::MAX, false, usize::MAX, 500, until);
+        assert_eq!(runs, vec![Acquired { first: 0, last: 60, delivery_count: 1 }], "61 bytes, 61 records at most");
+        assert_eq!(p.records.len(), 61);
     }
 }
