@@ -39,8 +39,8 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
                     let mut response =
                         PartitionProduceResponse { index: p.index, base_offset: -1, ..Default::default() };
                     let outcome = match &name {
-                        None => Err(ErrorCode::UNKNOWN_TOPIC_ID),
-                        Some(_) if !matches!(acks, -1..=1) => Err(ErrorCode::INVALID_REQUIRED_ACKS),
+                        None => Err(ErrorCode::UNKNOWN_TOPIC_ID.into()),
+                        Some(_) if !matches!(acks, -1..=1) => Err(ErrorCode::INVALID_REQUIRED_ACKS.into()),
                         Some(name) => append(&mut state, node, version, name, p.index, p.records.as_ref()),
                     };
                     match outcome {
@@ -50,9 +50,9 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
                             response.log_start_offset = start;
                             response.log_append_time_ms = duplicate.unwrap_or(-1);
                         }
-                        Err(code) => {
+                        Err(Refused { code, with_log_start }) => {
                             response.error_code = code;
-                            if !NO_LOG_START.contains(&code) {
+                            if with_log_start {
                                 response.log_start_offset = name
                                     .as_ref()
                                     .and_then(|name| state.topics.get(name))
@@ -80,9 +80,24 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
     (acks != 0).then(|| ProduceResponse { responses, ..Default::default() })
 }
 
-/// Refusals answered without the partition's log start offset, as Kafka's `ReplicaManager`
-/// answers them (every other refusal, a sequence or epoch one say, carries it).
-const NO_LOG_START: [ErrorCode; 7] = [
+/// A partition's refusal, and whether its answer carries the partition's log start offset:
+/// Kafka's `ReplicaManager` gives it with the log's own refusals (a sequence or an epoch the
+/// producer state refuses, an invalid record), not with those in [`NO_LOG_START`] nor with a
+/// transaction's verification failing.
+struct Refused {
+    code: ErrorCode,
+    with_log_start: bool,
+}
+
+impl From<ErrorCode> for Refused {
+    fn from(code: ErrorCode) -> Self {
+        Refused { code, with_log_start: !NO_LOG_START.contains(&code) }
+    }
+}
+
+/// Refusals answered without the partition's log start offset.
+const NO_LOG_START: [ErrorCode; 8] = [
+    ErrorCode::INVALID_REQUIRED_ACKS,
     ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
     ErrorCode::NOT_LEADER_OR_FOLLOWER,
     ErrorCode::MESSAGE_TOO_LARGE,
@@ -102,7 +117,7 @@ fn append(
     topic: &str,
     index: i32,
     records: Option<&Records>,
-) -> Result<(i64, i64, Option<i64>), ErrorCode> {
+) -> Result<(i64, i64, Option<i64>), Refused> {
     let max_bytes = state
         .topics
         .get(topic)
@@ -115,22 +130,23 @@ fn append(
     // v3 and later carry exactly one batch per partition.
     let batch = match (batches.next(), batches.next()) {
         (Some(Ok(Batch::V2(batch))), None) => batch,
-        (Some(Ok(Batch::Legacy(_))), _) => return Err(ErrorCode::UNSUPPORTED_FOR_MESSAGE_FORMAT),
-        (Some(Err(_)), _) => return Err(ErrorCode::CORRUPT_MESSAGE),
-        _ => return Err(ErrorCode::INVALID_RECORD),
+        (Some(Ok(Batch::Legacy(_))), _) => return Err(ErrorCode::UNSUPPORTED_FOR_MESSAGE_FORMAT.into()),
+        (Some(Err(_)), _) => return Err(ErrorCode::CORRUPT_MESSAGE.into()),
+        _ => return Err(ErrorCode::INVALID_RECORD.into()),
     };
     if batch.as_bytes().len() > max_bytes {
-        return Err(ErrorCode::MESSAGE_TOO_LARGE);
+        return Err(ErrorCode::MESSAGE_TOO_LARGE.into());
     }
     batch.verify_crc().map_err(|_| ErrorCode::CORRUPT_MESSAGE)?;
     let header = *batch.header();
     if header.attributes.is_control() || header.record_count < 1 || header.last_offset_delta != header.record_count - 1
     {
-        return Err(ErrorCode::INVALID_RECORD);
+        return Err(ErrorCode::INVALID_RECORD.into());
     }
     let transactional = header.attributes.is_transactional();
     if transactional {
-        in_transaction(state, version, header.producer_id, header.producer_epoch, (topic.to_string(), index))?;
+        in_transaction(state, version, header.producer_id, header.producer_epoch, (topic.to_string(), index))
+            .map_err(|code| Refused { code, with_log_start: false })?;
     }
     let partition = state.partition_for(topic, index, node)?;
     let idempotent = header.producer_id >= 0;
@@ -142,7 +158,7 @@ fn append(
             Verdict::Append => {}
             // Kafka answers a retry with the batch's largest timestamp as its log append time.
             Verdict::Duplicate(w) => return Ok((w.offset, partition.log.start_offset(), Some(w.max_timestamp))),
-            Verdict::Refuse(code) => return Err(code),
+            Verdict::Refuse(code) => return Err(Refused { code, with_log_start: true }),
         }
     }
     let epoch = partition.leader_epoch;
