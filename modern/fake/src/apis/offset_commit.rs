@@ -39,10 +39,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
         .iter()
         .zip(&names)
         .flat_map(|(topic, name)| {
-            let id = name.as_deref().and_then(|n| state.topics.get(n)).map(|t| (t.id, t.partitions.len() as i32));
-            topic.partitions.iter().filter_map(move |p| {
-                id.filter(|(_, n)| (0..*n).contains(&p.partition_index)).map(|(id, _)| (id, p.partition_index))
-            })
+            topic.partitions.iter().filter_map(|p| known_partition(&state, name.as_deref(), p.partition_index))
         })
         .collect();
     let group_error = if known.is_empty() { None } else { validate(ctx, &mut state, &request, &known).err() };
@@ -91,6 +88,13 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
     // So do topics with any (their partitions the coordinator answered merged into them).
     topics.sort_by_key(|t| !t.partitions.iter().any(|p| early(p.error_code)));
     OffsetCommitResponse { topics, ..Default::default() }
+}
+
+/// `name`'s `partition` as (topic id, partition), if the topic and partition exist: what a
+/// KIP-848 group checks its committing member holds.
+pub(super) fn known_partition(state: &State, name: Option<&str>, partition: i32) -> Option<(Uuid, i32)> {
+    let topic = state.topics.get(name?)?;
+    (0..topic.partitions.len() as i32).contains(&partition).then_some((topic.id, partition))
 }
 
 /// An answer Kafka's request handler gives before the group coordinator is asked.

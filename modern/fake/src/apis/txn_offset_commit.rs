@@ -10,7 +10,7 @@ use kafka_wire::messages::txn_offset_commit_response::{
 use kafka_wire::messages::{TxnOffsetCommitRequest, TxnOffsetCommitResponse};
 use kafka_wire::{ErrorCode, Uuid};
 
-use super::offset_commit::committable;
+use super::offset_commit::{committable, known_partition};
 use super::{coordinates, fenced, Ctx};
 use crate::consumer_groups::is_consumer_group;
 use crate::groups::{Committed, Group};
@@ -110,19 +110,14 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
     TxnOffsetCommitResponse { topics, ..Default::default() }
 }
 
-/// The (topic id, partition) pairs of the request that exist, which a KIP-848 group checks the
-/// committing member holds.
+/// The (topic id, partition) pairs of the request that exist.
 fn known_partitions(state: &State, request: &TxnOffsetCommitRequest, version: i16) -> Vec<(Uuid, i32)> {
     request
         .topics
         .iter()
-        .filter_map(|t| {
+        .flat_map(|t| {
             let name = if version >= TOPIC_IDS_FROM { state.name_of(t.topic_id) } else { Some(t.name.to_string()) };
-            let topic = state.topics.get(&name?)?;
-            Some(t.partitions.iter().filter_map(|p| {
-                (0..topic.partitions.len() as i32).contains(&p.partition_index).then_some((topic.id, p.partition_index))
-            }))
+            t.partitions.iter().filter_map(move |p| known_partition(state, name.as_deref(), p.partition_index))
         })
-        .flatten()
         .collect()
 }

@@ -170,19 +170,7 @@ impl Script {
     async fn wait_for_leader(&self, topic: &str, partition: i32) {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            let request = ListOffsetsRequest {
-                replica_id: kafka_wire::BrokerId(-1),
-                topics: vec![ListOffsetsTopic {
-                    name: TopicName(StrBytes::from(topic.to_owned())),
-                    partitions: vec![ListOffsetsPartition {
-                        partition_index: partition,
-                        timestamp: -1,
-                        ..Default::default()
-                    }],
-                    ..Default::default()
-                }],
-                ..Default::default()
-            };
+            let request = latest_offset(topic, partition, 0);
             let answered = match self.client(To::Leader(topic, partition)).await.send(request).await {
                 Ok(r) => r.topics.iter().flat_map(|t| &t.partitions).all(|p| p.error_code == ErrorCode::NONE),
                 Err(_) => false,
@@ -206,6 +194,25 @@ impl Script {
             To::Transaction(id) => self.cluster.coordinator(CoordinatorType::Transaction, id).await,
         };
         client.unwrap_or_else(|e| panic!("{}: no node for {to:?}: {e}", self.scenario))
+    }
+}
+
+/// ListOffsets of `topic`'s `partition`'s latest offset at `isolation` (1: read_committed).
+pub fn latest_offset(topic: &str, partition: i32, isolation: i8) -> ListOffsetsRequest {
+    ListOffsetsRequest {
+        replica_id: kafka_wire::BrokerId(-1),
+        isolation_level: isolation,
+        topics: vec![ListOffsetsTopic {
+            name: TopicName(StrBytes::from(topic.to_owned())),
+            partitions: vec![ListOffsetsPartition {
+                partition_index: partition,
+                current_leader_epoch: -1,
+                timestamp: -1,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
     }
 }
 

@@ -15,7 +15,7 @@
 
 use bytes::Bytes;
 use kafka_wire::Records;
-use kafka_wire_records::{Batch, ControlRecordType, RecordsExt};
+use kafka_wire_records::{Batch, ControlRecordType, ReadOptions, RecordsExt};
 use serde_json::{json, Map, Value};
 
 /// Broker ids, by the key that holds one or a list of them.
@@ -85,15 +85,15 @@ fn node(id: Value) -> Value {
 /// A records field: its batches and their records.
 fn records(value: &Value, aliases: &Aliases) -> Value {
     let Some(text) = value.as_str() else { return value.clone() };
-    let raw = kafka_wire_runtime_base64(text);
+    let raw = base64_bytes(text);
     let records = Records::from_bytes(Bytes::from(raw));
     let batches = records.batches().map(|batch| match batch {
         Ok(Batch::V2(b)) => {
             let h = b.header();
             let producer = aliases.of("producerId", &json!(h.producer_id)).map_or(json!(h.producer_id), |n| json!(n));
             let control = h.attributes.is_control();
-            let items: Vec<Value> = Batch::V2(b.clone())
-                .records()
+            let items: Vec<Value> = b
+                .records(&ReadOptions::default())
                 .map(|rs| {
                     rs.map(|r| match r {
                         Ok(r) if control => json!({
@@ -142,7 +142,7 @@ fn text_of(bytes: Option<Bytes>) -> Value {
 }
 
 /// Kafka-style JSON's bytes: standard base64.
-fn kafka_wire_runtime_base64(text: &str) -> Vec<u8> {
+fn base64_bytes(text: &str) -> Vec<u8> {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.decode(text).expect("records in Kafka-style JSON are base64")
 }

@@ -13,7 +13,7 @@ use kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTopic;
 use kafka_wire::messages::txn_offset_commit_request::{TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic};
 use kafka_wire::messages::{
     AddOffsetsToTxnRequest, AddPartitionsToTxnRequest, EndTxnRequest, FetchRequest, InitProducerIdRequest,
-    ListOffsetsRequest, OffsetFetchRequest, ProduceRequest, TxnOffsetCommitRequest,
+    OffsetFetchRequest, ProduceRequest, TxnOffsetCommitRequest,
 };
 use kafka_wire::{ErrorCode, GroupId, ProducerId, Records, StrBytes, TopicName, TransactionalId};
 use kafka_wire_connection::requests;
@@ -106,22 +106,7 @@ async fn fetch(s: &mut Script, step: &str, topic: &str, isolation: i8, stable: i
 
 /// ListOffsets v10 latest at `isolation`.
 async fn latest(s: &mut Script, step: &str, topic: &str, isolation: i8) {
-    let request = ListOffsetsRequest {
-        replica_id: kafka_wire::BrokerId(-1),
-        isolation_level: isolation,
-        topics: vec![kafka_wire::messages::list_offsets_request::ListOffsetsTopic {
-            name: TopicName(StrBytes::from(topic.to_owned())),
-            partitions: vec![kafka_wire::messages::list_offsets_request::ListOffsetsPartition {
-                partition_index: 0,
-                current_leader_epoch: -1,
-                timestamp: -1,
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
-    s.send(step, To::Leader(topic, 0), request, 10).await;
+    s.send(step, To::Leader(topic, 0), super::latest_offset(topic, 0, isolation), 10).await;
 }
 
 /// Transactions v2: one aborted, one committed; readers committed and uncommitted.
