@@ -3,6 +3,7 @@ codec kafka-python has (acks=all), then a consumer assigned to every partition r
 the beginning (ListOffsets, Fetch), and the end offsets.
 Usage: python kafka_python_round.py <bootstrap>; prints a JSON summary on stdout."""
 import json
+import logging
 import sys
 import threading
 import time
@@ -12,6 +13,11 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
 from kafka.errors import CommitFailedError, RebalanceInProgressError, TopicAlreadyExistsError
 
+# Warnings, and the group coordinator's joins and assignments, go to stderr: the harness shows
+# them when the two clusters' summaries differ.
+logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                    format="%(relativeCreated)6d %(threadName)s %(name)s %(levelname)s %(message)s")
+logging.getLogger("kafka.coordinator").setLevel(logging.INFO)
 bootstrap = sys.argv[1].split(",")
 suffix = uuid.uuid4().hex[:8]
 topic = "python-round-" + suffix
