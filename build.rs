@@ -1,22 +1,18 @@
-//! Generates every message of Apache Kafka's schemas into `OUT_DIR`, by default those of
-//! `kafka-clients-4.4.0.jar` read in place (see README: "Where Kafka's schemas come from"), and
-//! the README's code samples for this package's doc tests.
+//! Generates the index over Apache Kafka's messages into `OUT_DIR` (every module re-exported
+//! from the part crate that holds it, `ApiKey`, the body enums, negotiation and frames; see
+//! `messages/parts.rs`), and the README's code samples for this package's doc tests.
 
 /// The README sections whose samples the crates depending on this package compile:
 /// `kafka-wire-connection` and `kafka-wire-fake` (see `modern/readme_section.rs`).
 const OTHER_CRATES_SECTIONS: [&str; 2] = ["## Talking to a broker", "## Testing against an in-process Kafka"];
 
+#[path = "messages/parts.rs"]
+mod parts;
+
 fn main() {
     readme_without_other_crates_sections();
-    for var in ["KAFKA_SCHEMAS_DIR", "KAFKA_JARS_DIR", "HOME"] {
-        println!("cargo:rerun-if-env-changed={var}");
-    }
     let root = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let schemas = kafka_wire_codegen::locate_kafka_schemas(&root).unwrap_or_else(|e| panic!("{e}"));
-    let json = std::env::var_os("CARGO_FEATURE_JSON").is_some();
-    if let Err(e) = kafka_wire_codegen::Config::new().for_build_script().schema_dir(&schemas).json(json).write() {
-        panic!("generating Kafka's messages from {}: {e}", schemas.display());
-    }
+    parts::generate(&root, |config| config.over_parts(parts::all()));
 }
 
 /// `OUT_DIR/README.md`: the README without the sections other crates compile.

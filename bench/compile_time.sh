@@ -40,11 +40,13 @@ trap 'rm -rf "$WORK"' EXIT
 snapshot() {
     local from=$1 to=$2
     mkdir -p "$to"
-    for item in Cargo.toml Cargo.lock build.rs rustfmt.toml README.md src runtime records codegen generated test-support; do
+    for item in Cargo.toml Cargo.lock build.rs rustfmt.toml README.md src messages runtime records codegen generated test-support; do
         if [ -e "$from/$item" ]; then cp -r "$from/$item" "$to/"; fi
     done
     rm -rf "$to"/*/target
-    sed -i -e 's/^members = .*/members = ["codegen", "runtime", "records", "generated", "test-support"]/' \
+    local parts=""
+    [ -d "$from/messages" ] && parts='"messages\/a-e", "messages\/f-z", '
+    sed -i -e "s/^members = .*/members = [${parts}\"codegen\", \"runtime\", \"records\", \"generated\", \"test-support\"]/" \
         -e 's/^default-members = .*/default-members = ["."]/' "$to/Cargo.toml"
 }
 OURS="$WORK/kafka-wire"

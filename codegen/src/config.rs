@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 
 use crate::diagnostics::SchemaWarning;
-use crate::emit::{emit_index, emit_message, names::module_name, EmitOptions, IndexLayout};
+use crate::emit::{emit_index, emit_message, names::module_name, EmitOptions, IndexLayout, IndexScope, MessagePart};
 use crate::format::format_file;
 use crate::ir::{api_name, Message, MessageKind, Retired};
 use crate::lower::{load_schemas, Loaded};
@@ -31,6 +31,7 @@ pub struct Config {
     runtime_path: String,
     apis: Option<BTreeSet<String>>,
     layout: IndexLayout,
+    scope: IndexScope,
     regenerate: String,
     build_script: bool,
     strict: bool,
@@ -46,6 +47,7 @@ impl Default for Config {
             runtime_path: "::kafka_wire_runtime".to_string(),
             apis: None,
             layout: IndexLayout::Modules,
+            scope: IndexScope::Whole,
             regenerate: "kafka-wire-codegen generate".to_string(),
             build_script: false,
             strict: false,
@@ -131,6 +133,22 @@ impl Config {
     /// How the index mounts the per-schema files.
     pub fn layout(&mut self, layout: IndexLayout) -> &mut Self {
         self.layout = layout;
+        self
+    }
+
+    /// Generate one part of a set split over crates (see [`MessagePart`]): the modules of the
+    /// schemas it holds, with the runtime's traits on their types, and no `ApiKey` or body enums
+    /// (the crate over the parts has those: [`Config::over_parts`]).
+    pub fn part(&mut self, part: MessagePart) -> &mut Self {
+        self.scope = IndexScope::Part(part);
+        self
+    }
+
+    /// Generate only the index of the crate over `parts`: every schema's module re-exported from
+    /// the part that holds it, `ApiKey`, the body enums, negotiation and frames. Every schema
+    /// must be held by exactly one part.
+    pub fn over_parts(&mut self, parts: impl IntoIterator<Item = MessagePart>) -> &mut Self {
+        self.scope = IndexScope::OverParts(parts.into_iter().collect());
         self
     }
 
@@ -242,12 +260,21 @@ impl Config {
 
     /// Generates every file in memory.
     pub fn generate(&self) -> Result<Generated, Error> {
-        let loaded = self.load()?;
+        let mut loaded = self.load()?;
+        match &self.scope {
+            IndexScope::Whole => {}
+            IndexScope::Part(part) => {
+                loaded.messages.retain(|m| part.holds(&m.name));
+                loaded.retired.clear();
+            }
+            IndexScope::OverParts(parts) => check_parts(parts, &loaded.messages)?,
+        }
         let mut generated = generate_messages(
             &loaded.messages,
             &loaded.retired,
             &self.runtime_tokens()?,
             &self.layout,
+            &self.scope,
             &self.regenerate,
             self.pretty,
             &self.emit,
@@ -302,6 +329,28 @@ impl Config {
                 self.regenerate
             )))
         }
+    }
+}
+
+/// Every schema held by exactly one of `parts`, and every part's crate path a Rust path.
+fn check_parts(parts: &[MessagePart], messages: &[Message]) -> Result<(), Error> {
+    let mut problems = Vec::new();
+    for part in parts {
+        if part.crate_path.parse::<TokenStream>().is_err() {
+            problems.push(format!("part crate `{}` is not a Rust path", part.crate_path));
+        }
+    }
+    for m in messages {
+        match parts.iter().filter(|p| p.holds(&m.name)).count() {
+            1 => {}
+            0 => problems.push(format!("{} is in no part", m.name)),
+            n => problems.push(format!("{} is in {n} parts", m.name)),
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Parts(problems))
     }
 }
 
@@ -373,28 +422,31 @@ fn message_header(file: &str, regenerate: &str) -> String {
     format!("{GENERATED_BY} from {file}; do not edit.\nRegenerate: {regenerate}")
 }
 
+#[allow(clippy::too_many_arguments)]
 fn generate_messages(
     messages: &[Message],
     retired: &[Retired],
     rt: &TokenStream,
     layout: &IndexLayout,
+    scope: &IndexScope,
     regenerate: &str,
     pretty: bool,
     options: &EmitOptions,
 ) -> Result<Generated, Error> {
     let mut files = BTreeMap::new();
-    let mut versions = 0usize;
-    for m in messages {
+    // The crate over the parts re-exports the parts' modules: it writes only its index.
+    let own_modules = if scope.declares_modules() { messages } else { &[] };
+    for m in own_modules {
         let text = format_file(&m.file, &message_header(&m.file, regenerate), emit_message(m, rt, options), pretty)?;
         if files.insert(format!("{}.rs", module_name(&m.name)), text).is_some() {
             return Err(Error::NoSchemas(format!("two schemas generate {}.rs", module_name(&m.name))));
         }
-        versions += (m.valid_versions.max - m.valid_versions.min) as usize + 1;
     }
+    let versions = messages.iter().map(|m| (m.valid_versions.max - m.valid_versions.min) as usize + 1).sum();
     let header = format!("{GENERATED_BY}; do not edit.\nRegenerate: {regenerate}");
     files.insert(
         INDEX_FILE.to_string(),
-        format_file(INDEX_FILE, &header, emit_index(messages, retired, layout, rt, options), pretty)?,
+        format_file(INDEX_FILE, &header, emit_index(messages, retired, layout, scope, rt, options), pretty)?,
     );
     let requests: BTreeSet<i16> =
         messages.iter().filter(|m| m.kind == MessageKind::Request).filter_map(|m| m.api_key).collect();

@@ -28,6 +28,9 @@ pub enum Error {
     /// Files in the output folder that generation would replace, but that the generator did
     /// not write (they lack its header). Nothing was written.
     ForeignFiles { dir: String, files: Vec<String> },
+    /// `Config::over_parts` was given parts that do not hold every schema exactly once, or a
+    /// part's crate path that is not a Rust path.
+    Parts(Vec<String>),
 }
 
 // Written out rather than derived: a build script's clean build would otherwise wait for a
@@ -57,6 +60,7 @@ impl fmt::Display for Error {
                 files.join(", "),
                 if files.len() == 1 { "it" } else { "them" }
             ),
+            Error::Parts(problems) => write!(f, "the message parts do not fit the schemas: {}", problems.join("; ")),
         }
     }
 }

@@ -36,7 +36,7 @@ pub mod validate;
 
 pub use config::{compile_schemas, render_message, Config, Generated, WriteReport};
 pub use diagnostics::{SchemaError, SchemaErrors, SchemaWarning};
-pub use emit::IndexLayout;
+pub use emit::{IndexLayout, IndexScope, MessagePart};
 pub use error::Error;
 pub use locate::{
     kafka_jars_dir, kafka_schema_sets, locate_kafka_schemas, schema_family, SchemaFamily, DEFAULT_KAFKA_RELEASE,

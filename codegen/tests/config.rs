@@ -3,7 +3,7 @@
 
 use std::fs;
 
-use kafka_wire_codegen::{Config, IndexLayout};
+use kafka_wire_codegen::{Config, Error, IndexLayout, MessagePart};
 
 const PING_REQUEST: &str = r#"{ "apiKey": 500, "type": "request", "name": "PingRequest", "validVersions": "0-1",
   "flexibleVersions": "1+", "fields": [ { "name": "Nonce", "type": "int64", "versions": "0+" } ] }"#;
@@ -65,6 +65,47 @@ fn include_layout_points_into_out_dir() {
     let index = &generated.files["mod.rs"];
     assert!(index.contains(r#"include!(concat!(env!("OUT_DIR"), $path))"#), "{index}");
     assert!(index.contains(r#"ping_request, "/msgs/ping_request.rs""#), "{index}");
+}
+
+/// A set split over two part crates: each part has its schemas' files and the runtime's traits
+/// on its APIs' types; the index over them re-exports every module from its part and has the
+/// rest. The files are the whole set's files, the same bytes, whichever part writes them.
+#[test]
+fn a_set_split_over_parts() {
+    let schemas = schema_dir();
+    let parts = [MessagePart::new("::msgs_a_o", 'a'..='o'), MessagePart::new("::msgs_p_z", 'p'..='z')];
+    let whole = Config::new().schema_dir(schemas.path()).generate().unwrap();
+    let mut files = std::collections::BTreeMap::new();
+    for part in &parts {
+        let generated = Config::new().schema_dir(schemas.path()).part(part.clone()).generate().unwrap();
+        let index = &generated.files["mod.rs"];
+        assert!(index.contains("impl rt::Request for") && !index.contains("pub enum ApiKey"), "{index}");
+        files.extend(generated.files.into_iter().filter(|(name, _)| name != "mod.rs"));
+    }
+    let mut whole_files = whole.files.clone();
+    whole_files.remove("mod.rs");
+    assert_eq!(files, whole_files);
+    let ping = &Config::new().schema_dir(schemas.path()).part(parts[1].clone()).generate().unwrap().files["mod.rs"];
+    assert!(ping.contains("impl rt::Request for PingRequest") && !ping.contains("EchoRequest"), "{ping}");
+
+    let over = Config::new().schema_dir(schemas.path()).over_parts(parts.clone()).generate().unwrap();
+    assert_eq!(over.files.keys().collect::<Vec<_>>(), ["mod.rs"]);
+    let index = &over.files["mod.rs"];
+    assert!(
+        index.contains("pub use ::msgs_a_o::echo_request;") && index.contains("pub use ::msgs_p_z::ping_response;")
+    );
+    assert!(index.contains("pub enum ApiKey") && index.contains("impl ApiRequest for PingRequest"), "{index}");
+    assert!(!index.contains("impl rt::Request for"), "{index}");
+    assert_eq!((over.messages, over.apis, over.versions), (4, 2, 6));
+
+    // Every schema in exactly one part, or the index is refused with the schemas named.
+    let gap = [MessagePart::new("::msgs_a_o", 'a'..='o')];
+    let refused = Config::new().schema_dir(schemas.path()).over_parts(gap).generate().unwrap_err();
+    assert!(matches!(&refused, Error::Parts(p) if p.len() == 2), "{refused}");
+    assert!(refused.to_string().contains("PingRequest is in no part"), "{refused}");
+    let twice = [parts[0].clone(), parts[1].clone(), MessagePart::new("::again", 'e'..='e')];
+    let refused = Config::new().schema_dir(schemas.path()).over_parts(twice).generate().unwrap_err();
+    assert!(refused.to_string().contains("EchoRequest is in 2 parts"), "{refused}");
 }
 
 #[test]

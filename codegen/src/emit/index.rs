@@ -7,6 +7,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::names::{module_name, type_ident};
+use super::split::IndexScope;
 use super::{opt_range_lit, range_lit, EmitOptions};
 use crate::ir::{Message, MessageKind, Retired, Versions, API_VERSIONS_KEY, CONTROLLED_SHUTDOWN_KEY};
 
@@ -52,25 +53,32 @@ struct RetiredApi {
     variant: Ident,
 }
 
-/// Tokens for the index over `messages` (sorted by file name) and the `retired` schemas.
+/// Tokens for the index over `messages` (sorted by file name) and the `retired` schemas, or
+/// over the share of them that `scope` names (a part's messages are all `messages` holds).
 pub fn emit_index(
     messages: &[Message],
     retired: &[Retired],
     layout: &IndexLayout,
+    scope: &IndexScope,
     runtime_path: &TokenStream,
     options: &EmitOptions,
 ) -> TokenStream {
-    let module_macro = schema_module_macro(layout);
-    let mods = messages.iter().map(|m| {
+    let module_macro = if scope.declares_modules() { schema_module_macro(layout) } else { quote!() };
+    // `Config` has checked that every schema has a part, and that each part's path parses.
+    let mods = messages.iter().filter_map(|m| {
         let module = format_ident!("{}", module_name(&m.name));
         let doc = format!(" Generated from `{}`.", m.file);
-        match layout {
-            IndexLayout::Modules => quote!(schema_module!(#doc, #module);),
-            IndexLayout::IncludeFromOutDir { subdir } => {
+        Some(match (scope, layout) {
+            (IndexScope::OverParts(parts), _) => {
+                let part: TokenStream = parts.iter().find(|p| p.holds(&m.name))?.crate_path.parse().ok()?;
+                quote!(#[doc(inline)] pub use #part::#module;)
+            }
+            (_, IndexLayout::Modules) => quote!(schema_module!(#doc, #module);),
+            (_, IndexLayout::IncludeFromOutDir { subdir }) => {
                 let path = format!("/{subdir}/{}.rs", module_name(&m.name));
                 quote!(schema_module!(#doc, #module, #path);)
             }
-        }
+        })
     });
     let uses = messages.iter().map(|m| {
         let module = format_ident!("{}", module_name(&m.name));
@@ -80,12 +88,20 @@ pub fn emit_index(
 
     let apis = pair_apis(messages);
     let retired = retired_apis(retired, &apis);
-    let api_items = if apis.is_empty() { quote!() } else { emit_apis(&apis, &retired, options) };
-    let negotiation = if apis.is_empty() { quote!() } else { emit_negotiation(messages) };
     let headers =
         messages.iter().any(|m| m.name == "RequestHeader") && messages.iter().any(|m| m.name == "ResponseHeader");
-    let frames = if headers && !apis.is_empty() { emit_frames() } else { quote!() };
-    let rt_use = if apis.is_empty() { quote!() } else { quote!(use #runtime_path as rt;) };
+    let (api_items, negotiation, frames) = if scope.spans_apis() {
+        let traits = scope.implements_traits();
+        let api_items = if apis.is_empty() { quote!() } else { emit_apis(&apis, &retired, traits, options) };
+        let negotiation = if apis.is_empty() { quote!() } else { emit_negotiation(messages) };
+        let frames = if headers && !apis.is_empty() { emit_frames(traits) } else { quote!() };
+        (api_items, negotiation, frames)
+    } else {
+        let header_traits = if headers { header_trait_impls() } else { quote!() };
+        let trait_impls = apis.iter().map(api_trait_impls);
+        (quote!(#(#trait_impls)*), quote!(), header_traits)
+    };
+    let rt_use = if api_items.is_empty() && frames.is_empty() { quote!() } else { quote!(use #runtime_path as rt;) };
     quote! {
         #rt_use
         #module_macro
@@ -179,7 +195,9 @@ fn supported_versions(msg: &Message, options: &EmitOptions) -> Option<Versions> 
     }
 }
 
-fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) -> TokenStream {
+/// `ApiKey`, the body enums and the rest that spans every API; with `traits`, also the
+/// runtime's traits on each API's types (see [`api_trait_impls`]).
+fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], traits: bool, options: &EmitOptions) -> TokenStream {
     let variants: Vec<&Ident> = apis.iter().map(|a| &a.variant).collect();
     let keys: Vec<Literal> = apis.iter().map(|a| Literal::i16_unsuffixed(a.key)).collect();
     let names: Vec<String> = apis.iter().map(|a| a.variant.to_string()).collect();
@@ -237,6 +255,7 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
     let retired_req_header = retired_header_arms(1);
     let retired_resp_header = retired_header_arms(0);
     let is_retired = if retired.is_empty() { quote!(false) } else { quote!(matches!(self, #(ApiKey::#r_variants)|*)) };
+    let trait_impls = apis.iter().map(|a| if traits { api_trait_impls(a) } else { quote!() });
     quote! {
         /// Every API in this set, by its numeric key.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -338,13 +357,7 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
         }
 
         #(
-            impl rt::Request for #requests {
-                const API_KEY: i16 = #keys;
-                type Response = #responses;
-            }
-            impl rt::Response for #responses {
-                const API_KEY: i16 = #keys;
-            }
+            #trait_impls
             impl ApiRequest for #requests {
                 const API: ApiKey = ApiKey::#variants;
             }
@@ -361,6 +374,23 @@ fn emit_apis(apis: &[Api<'_>], retired: &[RetiredApi], options: &EmitOptions) ->
         #response_kind
         #throttle
         #error_codes
+    }
+}
+
+/// The runtime's `Request` and `Response` traits on one API's types: where the types are
+/// defined, as Rust requires of a trait from another crate.
+fn api_trait_impls(api: &Api<'_>) -> TokenStream {
+    let key = Literal::i16_unsuffixed(api.key);
+    let request = type_ident(&api.request.name);
+    let response = type_ident(&api.response.name);
+    quote! {
+        impl rt::Request for #request {
+            const API_KEY: i16 = #key;
+            type Response = #response;
+        }
+        impl rt::Response for #response {
+            const API_KEY: i16 = #key;
+        }
     }
 }
 
@@ -566,8 +596,9 @@ fn emit_kind_enum(
 }
 
 /// Frames are the runtime's generic `RequestFrame`/`ResponseFrame`; the set says what its
-/// api key, bodies and headers are.
-fn emit_frames() -> TokenStream {
+/// api key, bodies and headers are (with `traits`, the headers' traits here too: see
+/// [`header_trait_impls`]).
+fn emit_frames(traits: bool) -> TokenStream {
     let bodies = [format_ident!("RequestKind"), format_ident!("ResponseKind")].map(|kind| {
         quote! {
             impl rt::FrameBody for #kind {
@@ -579,6 +610,7 @@ fn emit_frames() -> TokenStream {
             }
         }
     });
+    let header_traits = if traits { header_trait_impls() } else { quote!() };
     quote! {
         /// A whole request as it travels: header and body (see `rt::RequestFrame`).
         pub type RequestFrame = rt::RequestFrame<RequestHeader, RequestKind>;
@@ -592,6 +624,15 @@ fn emit_frames() -> TokenStream {
             fn response_header_version(self, version: i16) -> i16 { ApiKey::response_header_version(self, version) }
         }
 
+        #header_traits
+
+        #(#bodies)*
+    }
+}
+
+/// The runtime's header traits on the set's `RequestHeader` and `ResponseHeader`.
+fn header_trait_impls() -> TokenStream {
+    quote! {
         impl rt::RequestHeaderFields for RequestHeader {
             fn new(api_key: i16, version: i16, correlation_id: i32, client_id: Option<rt::StrBytes>) -> Self {
                 RequestHeader {
@@ -611,7 +652,5 @@ fn emit_frames() -> TokenStream {
                 ResponseHeader { correlation_id, ..ResponseHeader::default() }
             }
         }
-
-        #(#bodies)*
     }
 }

@@ -6,6 +6,7 @@ mod index;
 mod json;
 mod keyed;
 pub mod names;
+mod split;
 mod structs;
 mod types;
 
@@ -17,6 +18,7 @@ use names::type_ident;
 use structs::StructCtx;
 
 pub use index::{emit_index, IndexLayout};
+pub use split::{IndexScope, MessagePart};
 
 /// Choices that change what is emitted (where it goes is the `Config`'s business).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
