@@ -45,9 +45,7 @@ fn on_both(what: &str, run: impl Fn(&str) -> std::process::Output, check: impl F
     println!("{what}, kafka: {on_kafka}");
     if on_fake != on_kafka {
         for (side, out) in [("fake", &fake_run), ("Kafka", &kafka_run)] {
-            let log = String::from_utf8_lossy(&out.stderr);
-            let start = (log.len().saturating_sub(8000)..log.len()).find(|&i| log.is_char_boundary(i)).unwrap_or(0);
-            println!("{what}'s log on {side}:\n{}", &log[start..]);
+            println!("{what}'s log on {side}:\n{}", support::tail(&String::from_utf8_lossy(&out.stderr), 8000));
         }
         println!("{}", kafka.logs());
         on_kafka = support::summary(&format!("{what} on Kafka, again"), &run(&kafka.bootstrap()));

@@ -4,6 +4,7 @@
 
 #[path = "offset_epochs/scenario.rs"]
 mod scenario;
+mod support;
 
 use std::time::Duration;
 

@@ -25,9 +25,8 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
-use kafka_wire::messages::{ApiRequest, CreateTopicsRequest, ListOffsetsRequest};
-use kafka_wire::{ErrorCode, Json, StrBytes, TopicName};
+use kafka_wire::messages::{ApiRequest, CreateTopicsRequest};
+use kafka_wire::{Json, StrBytes, TopicName};
 use kafka_wire_connection::cluster::CoordinatorType;
 use kafka_wire_connection::{Client, ClientConfig, Cluster};
 use kafka_wire_fake::{FakeCluster, FakeConfig};
@@ -159,28 +158,8 @@ impl Script {
         let created = self.send(&format!("create {name}"), To::Any, request, 7).await;
         let json = created.to_json(7).unwrap();
         self.alias("topicId", json["topics"][0]["topicId"].clone(), name);
-        for partition in 0..partitions {
-            self.wait_for_leader(&topic, partition).await;
-        }
+        support::wait_for_leaders(&self.cluster, &topic, partitions).await;
         topic
-    }
-
-    /// Waits until `topic`'s `partition` has a leader that answers for it (Kafka answers
-    /// CreateTopics before its leaders are in place); nothing of it is observed.
-    async fn wait_for_leader(&self, topic: &str, partition: i32) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let request = latest_offset(topic, partition, 0);
-            let answered = match self.client(To::Leader(topic, partition)).await.send(request).await {
-                Ok(r) => r.topics.iter().flat_map(|t| &t.partitions).all(|p| p.error_code == ErrorCode::NONE),
-                Err(_) => false,
-            };
-            if answered {
-                return;
-            }
-            assert!(Instant::now() < deadline, "{topic}-{partition} has no leader after 30 s");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
     }
 
     async fn client(&self, to: To<'_>) -> Client {
@@ -194,25 +173,6 @@ impl Script {
             To::Transaction(id) => self.cluster.coordinator(CoordinatorType::Transaction, id).await,
         };
         client.unwrap_or_else(|e| panic!("{}: no node for {to:?}: {e}", self.scenario))
-    }
-}
-
-/// ListOffsets of `topic`'s `partition`'s latest offset at `isolation` (1: read_committed).
-pub fn latest_offset(topic: &str, partition: i32, isolation: i8) -> ListOffsetsRequest {
-    ListOffsetsRequest {
-        replica_id: kafka_wire::BrokerId(-1),
-        isolation_level: isolation,
-        topics: vec![ListOffsetsTopic {
-            name: TopicName(StrBytes::from(topic.to_owned())),
-            partitions: vec![ListOffsetsPartition {
-                partition_index: partition,
-                current_leader_epoch: -1,
-                timestamp: -1,
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-        ..Default::default()
     }
 }
 

@@ -1,6 +1,6 @@
 //! What the client suites share: the `kafka-wire-fake` binary, one Apache Kafka 4.4 per test
-//! binary to compare against, and the clients that need a build or a JVM (Kafka's Java clients,
-//! franz-go).
+//! binary to compare against, the clients that need a build or a JVM (Kafka's Java clients,
+//! franz-go), and waiting for a new topic's leaders.
 
 #![allow(dead_code)]
 
@@ -8,7 +8,12 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
+use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+use kafka_wire::messages::ListOffsetsRequest;
+use kafka_wire::{ErrorCode, StrBytes, TopicName};
+use kafka_wire_connection::Cluster;
 use kafka_wire_test_support::Kafka;
 
 /// The binary, killed when dropped.
@@ -53,10 +58,60 @@ pub fn kafka() -> Option<&'static Kafka> {
 /// The last line of a client's stdout, parsed: its JSON summary.
 pub fn summary(what: &str, run: &Output) -> serde_json::Value {
     let log = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{what} failed: {}", &log[log.len().saturating_sub(4000)..]);
+    assert!(run.status.success(), "{what} failed: {}", tail(&log, 4000));
     let out = String::from_utf8_lossy(&run.stdout);
     let last = out.lines().last().unwrap_or_default();
     serde_json::from_str(last).unwrap_or_else(|e| panic!("{what}: no JSON summary ({e}): {out}"))
+}
+
+/// The last `bytes` of `text` at most, from a character's start.
+pub fn tail(text: &str, bytes: usize) -> &str {
+    let start = (text.len().saturating_sub(bytes)..text.len()).find(|&i| text.is_char_boundary(i));
+    &text[start.unwrap_or(text.len())..]
+}
+
+/// ListOffsets of `topic`'s `partition`'s latest offset at `isolation` (1: read_committed).
+pub fn latest_offset(topic: &str, partition: i32, isolation: i8) -> ListOffsetsRequest {
+    ListOffsetsRequest {
+        replica_id: kafka_wire::BrokerId(-1),
+        isolation_level: isolation,
+        topics: vec![ListOffsetsTopic {
+            name: TopicName(StrBytes::from(topic.to_owned())),
+            partitions: vec![ListOffsetsPartition {
+                partition_index: partition,
+                current_leader_epoch: -1,
+                timestamp: -1,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// Waits until each of `topic`'s first `partitions` has a leader that answers for it: Kafka
+/// answers CreateTopics once its controller has committed the topic, before the brokers lead
+/// it. A produce in between is refused, and a KIP-848 group joined in between is given no
+/// partitions, then moves to a new epoch when the topic arrives. Nothing of it is observed.
+pub async fn wait_for_leaders(cluster: &Cluster, topic: &str, partitions: i32) {
+    for partition in 0..partitions {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let _ = cluster.refresh(&[topic]).await;
+            let answered = match cluster.leader(topic, partition).await {
+                Ok(leader) => match leader.send(latest_offset(topic, partition, 0)).await {
+                    Ok(r) => r.topics.iter().flat_map(|t| &t.partitions).all(|p| p.error_code == ErrorCode::NONE),
+                    Err(_) => false,
+                },
+                Err(_) => false,
+            };
+            if answered {
+                break;
+            }
+            assert!(Instant::now() < deadline, "{topic}-{partition} has no leader after 30 s");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
 }
 
 /// Held by each suite throughout: one client round at a time on two shared cores, so that no

@@ -106,7 +106,7 @@ async fn fetch(s: &mut Script, step: &str, topic: &str, isolation: i8, stable: i
 
 /// ListOffsets v10 latest at `isolation`.
 async fn latest(s: &mut Script, step: &str, topic: &str, isolation: i8) {
-    s.send(step, To::Leader(topic, 0), super::latest_offset(topic, 0, isolation), 10).await;
+    s.send(step, To::Leader(topic, 0), super::support::latest_offset(topic, 0, isolation), 10).await;
 }
 
 /// Transactions v2: one aborted, one committed; readers committed and uncommitted.
