@@ -19,8 +19,8 @@ pub fn all() -> Vec<MessagePart> {
 /// The part built as `package`.
 #[allow(dead_code)] // the root package's build script needs only `all`
 pub fn named(package: &str) -> MessagePart {
-    let crate_path = format!("::{}", package.replace('-', "_"));
-    all().into_iter().find(|p| p.crate_path == crate_path).unwrap_or_else(|| panic!("{package} is not a message part"))
+    let index = PARTS.iter().position(|(p, ..)| *p == package);
+    all().swap_remove(index.unwrap_or_else(|| panic!("{package} is not a message part")))
 }
 
 /// Generates Apache Kafka's messages into `OUT_DIR/kafka-wire`, by default those of

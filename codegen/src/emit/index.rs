@@ -7,7 +7,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::names::{module_name, type_ident};
-use super::split::IndexScope;
+use super::split::{IndexScope, MessagePart};
 use super::{opt_range_lit, range_lit, EmitOptions};
 use crate::ir::{Message, MessageKind, Retired, Versions, API_VERSIONS_KEY, CONTROLLED_SHUTDOWN_KEY};
 
@@ -65,12 +65,16 @@ pub fn emit_index(
 ) -> TokenStream {
     let module_macro = if scope.declares_modules() { schema_module_macro(layout) } else { quote!() };
     // `Config` has checked that every schema has a part, and that each part's path parses.
+    let parts: Vec<(&MessagePart, TokenStream)> = match scope {
+        IndexScope::OverParts(parts) => parts.iter().filter_map(|p| Some((p, p.crate_path.parse().ok()?))).collect(),
+        _ => Vec::new(),
+    };
     let mods = messages.iter().filter_map(|m| {
         let module = format_ident!("{}", module_name(&m.name));
         let doc = format!(" Generated from `{}`.", m.file);
         Some(match (scope, layout) {
-            (IndexScope::OverParts(parts), _) => {
-                let part: TokenStream = parts.iter().find(|p| p.holds(&m.name))?.crate_path.parse().ok()?;
+            (IndexScope::OverParts(_), _) => {
+                let (_, part) = parts.iter().find(|(p, _)| p.holds(&m.name))?;
                 quote!(#[doc(inline)] pub use #part::#module;)
             }
             (_, IndexLayout::Modules) => quote!(schema_module!(#doc, #module);),
@@ -91,7 +95,7 @@ pub fn emit_index(
     let headers =
         messages.iter().any(|m| m.name == "RequestHeader") && messages.iter().any(|m| m.name == "ResponseHeader");
     let (api_items, negotiation, frames) = if scope.spans_apis() {
-        let traits = scope.implements_traits();
+        let traits = scope.declares_modules();
         let api_items = if apis.is_empty() { quote!() } else { emit_apis(&apis, &retired, traits, options) };
         let negotiation = if apis.is_empty() { quote!() } else { emit_negotiation(messages) };
         let frames = if headers && !apis.is_empty() { emit_frames(traits) } else { quote!() };

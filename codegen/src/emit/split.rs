@@ -44,13 +44,9 @@ pub enum IndexScope {
 }
 
 impl IndexScope {
-    /// Whether this index declares the modules itself (the others re-export them).
+    /// Whether this index declares the modules itself, and so implements the runtime's traits on
+    /// their types (the crate over the parts re-exports them).
     pub(crate) fn declares_modules(&self) -> bool {
-        !matches!(self, IndexScope::OverParts(_))
-    }
-
-    /// Whether this index implements the runtime's traits on the messages' types.
-    pub(crate) fn implements_traits(&self) -> bool {
         !matches!(self, IndexScope::OverParts(_))
     }
 
