@@ -1,68 +1,60 @@
 #!/usr/bin/env bash
-# Clean release build times of kafka-wire against the crate `kafka-protocol` 0.18, on the same
-# machine in the same run, each build with a fresh target dir (`cargo build --release -j $JOBS`),
-# the sides alternating, $RUNS times. The comparisons:
-#   (a) the root package `kafka-wire` (every message of Kafka 4.4.0, no JSON: its default) vs
-#       `kafka-protocol` with `messages_enums` and its default features (client, broker, gzip,
-#       zstd, snappy, lz4); kafka-protocol has no JSON layer, so this is like for like;
-#   (j) the root package with its `json` feature, against the same peer;
+# Clean release build times of what a user's program compiles with kwire, against the crate
+# `kafka-protocol` 0.18, on the same machine in the same run: each build in a fresh target dir
+# (`cargo build --release -j $JOBS`), the sides alternating, $RUNS times. kwire's side is built
+# as a user gets it: from its packages (`cargo package`, unpacked, through [patch.crates-io]),
+# so the messages generate from the schemas their packages carry. The comparisons:
+#   (a) a user crate depending on `kwire` (every message of Kafka 4.4.0, no JSON: its default)
+#       vs one depending on `kafka-protocol` with `messages_enums` and its default features
+#       (client, broker, gzip, zstd, snappy, lz4); kafka-protocol has no JSON layer, so this is
+#       like for like;
+#   (j) the same with kwire's `json` feature, against the same peer;
 #   (b) a user crate whose build.rs generates ApiVersions, Metadata, Produce and Fetch with the
-#       request and response headers (the kafka-wire-codegen engine, no CLI or formatter;
-#       kafka-wire-runtime; kafka-wire-records with every codec) vs a user crate depending on
+#       request and response headers from a schema folder (the kwire-codegen engine, no CLI or
+#       formatter; kwire-runtime; kwire-records with every codec) vs a user crate depending on
 #       `kafka-protocol` with its default features for the same four messages;
-#   (c) the same two with codecs off: kafka-wire-records with no features, and
+#   (c) the same two with codecs off: kwire-records with no features, and
 #       `kafka-protocol` with `default-features = false, features = ["client", "broker"]`.
-# Prints every sample, the medians and the ratios kafka-wire / kafka-protocol.
+# Prints every sample, the medians and the ratios kwire / kafka-protocol. A build that fails
+# stops the bench: its time is never a sample.
 #
-# ONLY="a b" runs only those comparisons. BASELINE=DIR also builds another checkout of
-# kafka-wire (an older commit, e.g. from `git worktree add`) the same way, in the same
-# alternation, for (a), (j) and (b): its medians and ratios are printed beside this checkout's.
-# BASELINE_SCHEMAS_DIR=DIR builds the baseline's root package from that schema folder or jar
-# (a checkout from before the switch to Kafka 4.4.0's jar read a folder of its own).
+# ONLY="a b" runs only those comparisons. BASELINE=DIR also builds another checkout (an older
+# commit, e.g. from `git worktree add`) the way its own layout allows, in the same alternation,
+# for (a), (j) and (b): its medians and ratios are printed beside this checkout's. A checkout from
+# before the `kwire` names (the `kafka-wire` root package, which read Kafka's jar) builds its root
+# package with KAFKA_SCHEMAS_DIR at this checkout's kafka-clients jar, as it did.
 #
-# The kafka-wire side is a snapshot of this checkout (root package and the crates it needs)
-# copied to a temp dir at start, so that edits during the run cannot change what is measured.
-#
-# Usage: bench/compile_time.sh            (from anywhere; RUNS=3 JOBS=2 by default)
+# Usage: bench/compile_time.sh            (from anywhere; RUNS=3 JOBS=2 by default; needs
+#        scripts/kafka-release to have run, and crates.io or a warm ~/.cargo registry)
 #        BASELINE=/tmp/old ONLY="a b" bench/compile_time.sh
-# Needs network access to crates.io on the first run (or a warm ~/.cargo registry).
 set -euo pipefail
+shopt -s inherit_errexit
 
 RUNS=${RUNS:-3}
 JOBS=${JOBS:-2}
 ONLY=${ONLY:-a j b c}
 BASELINE=${BASELINE:-}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d -t kafka-wire-compile-time.XXXXXX)
+WORK=$(mktemp -d -t kwire-compile-time.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+JAR="$ROOT/target/kafka/4.4.0/kafka-clients-4.4.0.jar"
+SCHEMAS="$ROOT/messages/kafka-schemas"
+[ -d "$SCHEMAS" ] || "$ROOT/scripts/bundle-kafka-schemas"
+unset KAFKA_SCHEMAS_DIR
 
-# snapshot <checkout> <dir>: the root package and the crates it needs, as a workspace of its own.
-snapshot() {
-    local from=$1 to=$2
-    mkdir -p "$to"
-    for item in Cargo.toml Cargo.lock build.rs rustfmt.toml README.md src messages runtime records codegen generated test-support; do
-        if [ -e "$from/$item" ]; then cp -r "$from/$item" "$to/"; fi
-    done
-    rm -rf "$to"/*/target
-    local parts=""
-    [ -d "$from/messages" ] && parts='"messages\/a-e", "messages\/f-z", '
-    sed -i -e "s/^members = .*/members = [${parts}\"codegen\", \"runtime\", \"records\", \"generated\", \"test-support\"]/" \
-        -e 's/^default-members = .*/default-members = ["."]/' "$to/Cargo.toml"
-}
-OURS="$WORK/kafka-wire"
-snapshot "$ROOT" "$OURS"
-BASE="$WORK/baseline"
-[ -n "$BASELINE" ] && snapshot "$(cd "$BASELINE" && pwd)" "$BASE"
-# The root package reads Kafka 4.4.0's kafka-clients jar from the workspace's target/kafka/ or
-# the local Maven repository; the snapshot has no target/, so the checkout's jar is named here
-# (`scripts/kafka-release 4.4.0` fetches it). An older checkout as BASELINE may need a schema
-# folder instead: set KAFKA_SCHEMAS_DIR.
-jar="$ROOT/target/kafka/4.4.0/kafka-clients-4.4.0.jar"
-if [ -z "${KAFKA_SCHEMAS_DIR:-}" ] && [ -f "$jar" ]; then
-    export KAFKA_SCHEMAS_DIR="$jar"
-fi
+# This checkout's crates as packages (made once, before any timing), unpacked under $WORK/crates.
+(cd "$ROOT" && cargo package -q --no-verify --allow-dirty --target-dir "$WORK/package" -p kwire -p kwire-messages-a-e \
+    -p kwire-messages-f-z -p kwire-runtime -p kwire-records -p kwire-codegen 2>&1 | grep -v '^warning: ignoring' || true)
+mkdir -p "$WORK/crates"
+PATCH="[patch.crates-io]"
+for crate in "$WORK"/package/package/*.crate; do
+    tar -xzf "$crate" -C "$WORK/crates"
+    dir="$WORK/crates/$(basename "$crate" .crate)"
+    PATCH+=$'\n'"$(basename "$dir" | sed 's/-[0-9.]*$//') = { path = \"$dir\" }"
+done
+[ -f "$WORK/crates/kwire-0.1.0/kafka-schemas/FetchRequest.json" ] || { echo "compile_time: kwire's package has no schemas" >&2; exit 1; }
 
-# user_crate <dir> <name> <dependencies...>: a throwaway library package.
+# user_crate <dir> <name> <lines...>: a throwaway library package.
 user_crate() {
     local dir=$1 name=$2
     shift 2
@@ -74,40 +66,40 @@ user_crate() {
     } >"$dir/Cargo.toml"
 }
 
-# (a) the peer of the root package.
+# (a), (j): a user of kwire from its packages.
+user_crate "$WORK/ours-a" ours-a '[dependencies]' 'kwire = "0.1"' '' "$PATCH"
+echo 'pub use kwire;' >"$WORK/ours-a/src/lib.rs"
+user_crate "$WORK/ours-j" ours-j '[dependencies]' 'kwire = { version = "0.1", features = ["json"] }' '' "$PATCH"
+echo 'pub use kwire;' >"$WORK/ours-j/src/lib.rs"
 user_crate "$WORK/peer-a" peer-a '[dependencies]' 'kafka-protocol = { version = "0.18", features = ["messages_enums"] }'
 echo 'pub use kafka_protocol;' >"$WORK/peer-a/src/lib.rs"
 
-# (b), (c): four APIs with headers, ours generated by build.rs. `default-features = false` is
-# what older checkouts needed to leave their CLI out; the engine now has no default features.
-for side in ours-on ours-off base-on; do
-    dir="$WORK/$side"
-    from=$OURS
-    [ "$side" = base-on ] && from=$BASE
-    records="kafka-wire-records = { path = \"$from/records\" }"
-    [ "$side" = ours-off ] && records="kafka-wire-records = { path = \"$from/records\", default-features = false }"
-    user_crate "$dir" "$side" '[dependencies]' \
-        "kafka-wire-runtime = { path = \"$from/runtime\" }" "$records" '' '[build-dependencies]' \
-        "kafka-wire-codegen = { path = \"$from/codegen\", default-features = false }"
-    cat >"$dir/build.rs" <<'EOF'
+# (b), (c): four APIs with headers, generated by the user's build.rs from a schema folder.
+build_rs() {
+    cat >"$1/build.rs" <<EOF
 fn main() {
-    let schemas = std::env::var("KAFKA_SCHEMAS_DIR").expect("KAFKA_SCHEMAS_DIR");
-    kafka_wire_codegen::Config::new()
+    $2::Config::new()
         .for_build_script()
-        .schema_dir(schemas)
+        .schema_dir("$SCHEMAS")
         .include_apis(["ApiVersions", "Metadata", "Produce", "Fetch"])
         .write()
         .unwrap();
 }
 EOF
-    cat >"$dir/src/lib.rs" <<'EOF'
+    cat >"$1/src/lib.rs" <<EOF
 pub mod messages {
-    include!(concat!(env!("OUT_DIR"), "/kafka-wire/mod.rs"));
+    include!(concat!(env!("OUT_DIR"), "/$3/mod.rs"));
 }
-pub use kafka_wire_records::RecordsExt;
+pub use $4::RecordsExt;
 pub use messages::{ApiVersionsRequest, FetchResponse, MetadataResponse, ProduceRequest, RequestFrame};
 EOF
-done
+}
+user_crate "$WORK/ours-on" ours-on '[dependencies]' 'kwire-runtime = "0.1"' 'kwire-records = "0.1"' '' \
+    '[build-dependencies]' 'kwire-codegen = "0.1"' '' "$PATCH"
+build_rs "$WORK/ours-on" kwire_codegen kwire kwire_records
+user_crate "$WORK/ours-off" ours-off '[dependencies]' 'kwire-runtime = "0.1"' \
+    'kwire-records = { version = "0.1", default-features = false }' '' '[build-dependencies]' 'kwire-codegen = "0.1"' '' "$PATCH"
+build_rs "$WORK/ours-off" kwire_codegen kwire kwire_records
 user_crate "$WORK/peer-on" peer-on '[dependencies]' 'kafka-protocol = "0.18"'
 user_crate "$WORK/peer-off" peer-off '[dependencies]' \
     'kafka-protocol = { version = "0.18", default-features = false, features = ["client", "broker"] }'
@@ -119,16 +111,48 @@ pub use kafka_protocol::messages::{
 EOF
 done
 
+# The baseline: a snapshot of another checkout, built in its own layout.
+BASE_A="" BASE_A_ARGS="" BASE_J_ARGS="" prefix=""
+if [ -n "$BASELINE" ]; then
+    from=$(cd "$BASELINE" && pwd)
+    BASE="$WORK/baseline"
+    mkdir -p "$BASE"
+    for item in Cargo.toml Cargo.lock build.rs rustfmt.toml README.md LICENSE src messages runtime records codegen generated test-support; do
+        if [ -e "$from/$item" ]; then cp -r "$from/$item" "$BASE/"; fi
+    done
+    rm -rf "$BASE"/*/target
+    if [ -f "$from/messages/Cargo.toml" ]; then
+        # kwire's layout: the messages package under messages/.
+        sed -i -e 's/^members = .*/members = ["messages", "messages\/a-e", "messages\/f-z", "codegen", "runtime", "records"]/' \
+            -e 's/^default-members = .*/default-members = ["messages"]/' "$BASE/Cargo.toml"
+        BASE_A_ARGS="-p kwire --no-default-features" BASE_J_ARGS="-p kwire --features json"
+        prefix=kwire
+    else
+        # kafka-wire's layout: the root package, reading Kafka's jar.
+        parts=""
+        [ -d "$from/messages" ] && parts='"messages\/a-e", "messages\/f-z", '
+        sed -i -e "s/^members = .*/members = [${parts}\"codegen\", \"runtime\", \"records\", \"generated\", \"test-support\"]/" \
+            -e 's/^default-members = .*/default-members = ["."]/' "$BASE/Cargo.toml"
+        BASE_A_ARGS="-p kafka-wire --no-default-features" BASE_J_ARGS="-p kafka-wire --features json"
+        prefix=kafka-wire
+    fi
+    BASE_A=$BASE
+    user_crate "$WORK/base-on" base-on '[dependencies]' "$prefix-runtime = { path = \"$BASE/runtime\" }" \
+        "$prefix-records = { path = \"$BASE/records\" }" '' '[build-dependencies]' \
+        "$prefix-codegen = { path = \"$BASE/codegen\", default-features = false }"
+    build_rs "$WORK/base-on" "${prefix//-/_}_codegen" "$prefix" "${prefix//-/_}_records"
+fi
+
 # Lock files and downloads, untimed.
-(cd "$OURS" && cargo fetch -q)
-[ -n "$BASELINE" ] && (cd "$BASE" && cargo fetch -q)
-for d in peer-a ours-on ours-off peer-on peer-off $([ -n "$BASELINE" ] && echo base-on); do
+for d in ours-a ours-j peer-a ours-on ours-off peer-on peer-off $([ -n "$BASELINE" ] && echo base-on); do
     (cd "$WORK/$d" && cargo generate-lockfile -q && cargo fetch -q)
 done
+[ -n "$BASELINE" ] && (cd "$BASE" && cargo fetch -q)
 
 now() { date +%s.%N; }
 
-# build_time <dir> <cargo args...>: seconds of a clean release build in a fresh target dir.
+# build_time <dir> <cargo args...>: seconds of a clean release build in a fresh target dir; a
+# failed build stops the bench.
 build_time() {
     local dir=$1
     shift
@@ -136,7 +160,11 @@ build_time() {
     rm -rf "$target"
     local t0 t1
     t0=$(now)
-    (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build --release -j "$JOBS" -q "$@")
+    if ! (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build --release -j "$JOBS" -q "$@" >"$WORK/build.log" 2>&1); then
+        cat "$WORK/build.log" >&2
+        echo "compile_time: the build in $dir failed; no time is reported for it" >&2
+        exit 1
+    fi
     t1=$(now)
     rm -rf "$target"
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
@@ -145,14 +173,10 @@ build_time() {
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 declare -A samples
-# The root package's JSON is chosen explicitly, so a baseline whose default differed (JSON was on
-# by default before) builds the same thing.
-all_sides=("a ours:$OURS:-p kafka-wire --no-default-features" "a peer:$WORK/peer-a:"
-    "j ours:$OURS:-p kafka-wire --features json"
+all_sides=("a ours:$WORK/ours-a:" "a peer:$WORK/peer-a:" "j ours:$WORK/ours-j:"
     "b ours:$WORK/ours-on:" "b peer:$WORK/peer-on:" "c ours:$WORK/ours-off:" "c peer:$WORK/peer-off:")
 if [ -n "$BASELINE" ]; then
-    all_sides+=("a base:$BASE:-p kafka-wire --no-default-features" "j base:$BASE:-p kafka-wire --features json"
-        "b base:$WORK/base-on:")
+    all_sides+=("a base:$BASE_A:$BASE_A_ARGS" "j base:$BASE_A:$BASE_J_ARGS" "b base:$WORK/base-on:")
 fi
 sides=()
 for side in "${all_sides[@]}"; do
@@ -162,10 +186,11 @@ echo "rustc: $(rustc --version); cores: $(nproc); jobs: $JOBS; runs: $RUNS"
 for run in $(seq 1 "$RUNS"); do
     for side in "${sides[@]}"; do
         IFS=: read -r label dir args <<<"$side"
-        # shellcheck disable=SC2086
-        if [ -n "${BASELINE_SCHEMAS_DIR:-}" ] && [ "$dir" = "$BASE" ]; then
-            t=$(KAFKA_SCHEMAS_DIR="$BASELINE_SCHEMAS_DIR" build_time "$dir" $args)
+        if [ "$dir" = "${BASE_A:-none}" ] && [ "$prefix" = kafka-wire ]; then
+            # shellcheck disable=SC2086
+            t=$(KAFKA_SCHEMAS_DIR="$JAR" build_time "$dir" $args)
         else
+            # shellcheck disable=SC2086
             t=$(build_time "$dir" $args)
         fi
         samples[$label]="${samples[$label]:-} $t"
@@ -174,7 +199,7 @@ for run in $(seq 1 "$RUNS"); do
 done
 
 echo
-echo "| comparison | kafka-wire (median) | kafka-protocol 0.18 (median) | ratio |"
+echo "| comparison | kwire (median) | kafka-protocol 0.18 (median) | ratio |"
 echo "|---|---|---|---|"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 for cmp in $ONLY; do
@@ -184,8 +209,8 @@ for cmp in $ONLY; do
     # shellcheck disable=SC2086
     o=$(median ${samples[$cmp ours]}) p=$(median ${samples[$peer peer]})
     case $cmp in
-        a) what="(a) root package (no JSON) vs messages_enums" ;;
-        j) what="(j) root package with json vs messages_enums" ;;
+        a) what="(a) kwire (no JSON) vs messages_enums" ;;
+        j) what="(j) kwire with json vs messages_enums" ;;
         b) what="(b) user crate, 4 APIs + headers, codecs on" ;;
         c) what="(c) the same, codecs off" ;;
     esac

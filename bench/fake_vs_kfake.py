@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""kafka-wire-fake against franz-go's kfake, side by side in one run.
+"""kwire-fake against franz-go's kfake, side by side in one run.
 
-Both clusters run as their own process (`kafka-wire-fake`, and `bench/fake_vs_kfake/kfake`: kfake
+Both clusters run as their own process (`kwire-fake-cluster`, and `bench/fake_vs_kfake/kfake`: kfake
 behind the same command-line contract) with 3 nodes, in memory. The same kgo program
 (`bench/fake_vs_kfake/load`) creates a topic of 6 partitions, produces FAKE_BENCH_MB MiB
 (default 1024) of 1 KiB records with kgo's idempotent producer (acks all, no compression) and
@@ -29,11 +29,11 @@ RECORD, NODES, PARTITIONS, SPAWNS = 1024, 3, 6, 21
 
 def build():
     env = dict(os.environ, PATH="/usr/local/go/bin:" + os.environ.get("PATH", ""))
-    subprocess.run(["cargo", "build", "-q", "--release", "-p", "kafka-wire-fake"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "-q", "--release", "-p", "kwire-fake"], cwd=ROOT, check=True)
     os.makedirs(OUT, exist_ok=True)
     subprocess.run(["go", "build", "-o", OUT + "/", "./kfake", "./load"], cwd=GO_MODULE, env=env, check=True)
     return {
-        "kafka-wire-fake": [os.path.join(ROOT, "target", "release", "kafka-wire-fake"), "--listen", "127.0.0.1:0"],
+        "kwire-fake": [os.path.join(ROOT, "target", "release", "kwire-fake"), "--listen", "127.0.0.1:0"],
         "kfake": [os.path.join(OUT, "kfake")],
     }
 
@@ -106,9 +106,9 @@ def main():
     }
     print(f"\n{MB} MiB of {RECORD}-byte records, {NODES} nodes, {PARTITIONS} partitions, medians of {RUNS} runs"
           f" ({SPAWNS} spawns for start)")
-    print(f"{'':28}{'kafka-wire-fake':>16}{'kfake':>12}{'ratio':>8}")
+    print(f"{'':28}{'kwire-fake':>16}{'kfake':>12}{'ratio':>8}")
     for label, metric in metrics.items():
-        ours, theirs = metric("kafka-wire-fake"), metric("kfake")
+        ours, theirs = metric("kwire-fake"), metric("kfake")
         print(f"{label:28}{ours:16.1f}{theirs:12.1f}{ours / theirs:8.2f}")
 
 

@@ -3,7 +3,7 @@
 producer code (kafka.record.default_records.DefaultRecordBatchBuilder, what KafkaProducer's
 accumulator uses), holding the records of records/benches/common/records_workload.rs: the
 same keys, values and timestamps, from the same xorshift generator. Used by the
-records_vs_kafka_protocol bench, which decodes it with kafka-wire and kafka-protocol.
+records_vs_kafka_protocol bench, which decodes it with kwire and kafka-protocol.
 
 Usage: kafka_python_batch.py [--headers]   (--headers: one `trace` header per record, as
 instrumented producers add)"""

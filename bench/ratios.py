@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Prints the criterion medians of the kafka-protocol benches side by side and the ratio
-kafka-protocol time / kafka-wire time (our throughput relative to theirs), for every group
+kafka-protocol time / kwire time (our throughput relative to theirs), for every group
 under the criterion folder: messages_vs_kafka_protocol's (`decode`, `encode`) and the record
 batch groups, whose benches carry a parameter (`decode[none]`, `decode[plain]`). Other sides
-(`kafka-wire-views`, `kafka-wire-vectored`) are listed with their own ratio.
+(`kwire-views`, `kwire-vectored`) are listed with their own ratio.
 
 Usage: bench/ratios.py [CARGO_TARGET_DIR/criterion]"""
 import glob
@@ -22,8 +22,8 @@ for group in sorted(glob.glob(root + "/*/")):
             op += "[" + "/".join(parts[1:]) + "]"
         ops.setdefault(op, {})[side] = json.load(open(est))["median"]["point_estimate"]
     for op, sides in sorted(ops.items()):
-        ours, theirs = sides.get("kafka-wire"), sides.get("kafka-protocol")
-        extra = {k: v for k, v in sides.items() if k not in ("kafka-wire", "kafka-protocol")}
+        ours, theirs = sides.get("kwire"), sides.get("kafka-protocol")
+        extra = {k: v for k, v in sides.items() if k not in ("kwire", "kafka-protocol")}
         if ours and theirs:
             print(f"{g:45} {op:24} ours {ours/1000:10.2f} µs  theirs {theirs/1000:10.2f} µs  ratio {theirs/ours:5.2f}",
                   *[f"{k} {v/1000:.2f}µs ({theirs/v:.2f})" for k, v in extra.items()])

@@ -8,21 +8,21 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kafka_wire_codegen::{emit::names, load_schemas, source, Config, IndexLayout};
+use kwire_codegen::{emit::names, load_schemas, source, Config, IndexLayout};
 
 fn main() {
     println!("cargo:rerun-if-env-changed=KAFKA_JARS_DIR");
     println!("cargo:rerun-if-changed=releases.tsv");
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let jars = kafka_wire_codegen::kafka_jars_dir(manifest.parent().expect("conformance/ is in the workspace"));
+    let jars = kwire_codegen::kafka_jars_dir(manifest.parent().expect("conformance/ is in the workspace"));
     let releases = std::fs::read_to_string(manifest.join("releases.tsv")).expect("releases.tsv readable");
 
     let (mut modules, mut table) = (String::new(), String::from("pub const SCHEMAS: &[crate::Entry] = &[\n"));
     for row in releases.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
         let cols: Vec<&str> = row.split('\t').collect();
         let [release, _profiles, family] = cols[..] else { panic!("releases.tsv: bad row {row:?}") };
-        let schemas = kafka_wire_codegen::schema_family(family)
+        let schemas = kwire_codegen::schema_family(family)
             .unwrap_or_else(|| panic!("releases.tsv: unknown schema family {family:?}"));
         let source_path = schemas.source(&jars, release);
         let jar = source::watched_path(&source_path);

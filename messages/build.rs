@@ -1,12 +1,9 @@
-//! Generates this part's share of Kafka's messages into `OUT_DIR` (the parts and the root
-//! package read the same schemas; see `parts.rs`).
-
-mod parts;
+//! Generates the index over Apache Kafka's messages into `OUT_DIR`: every module re-exported from
+//! the part crate that holds it, `ApiKey`, the body enums, negotiation and frames
+//! (`kwire_codegen::bundle` says where the schemas come from and how the parts split them).
 
 fn main() {
-    let manifest =
-        std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let package = std::env::var("CARGO_PKG_NAME").expect("cargo sets CARGO_PKG_NAME");
-    let part = parts::named(&package);
-    parts::generate(&manifest.join("../.."), |config| config.part(part));
+    if let Err(e) = kwire_codegen::bundle::build_bundled_messages() {
+        panic!("{e}");
+    }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Kafka 0.7 benchmark on loopback: starts kwire-broker, runs `kwire perf produce` (1 KiB
-# messages, batches of 200), `kwire perf consume` and `kwire perf latency`, each printing its
+# Kafka 0.7 benchmark on loopback: starts kwire07-broker, runs `kwire07 perf produce` (1 KiB
+# messages, batches of 200), `kwire07 perf consume` and `kwire07 perf latency`, each printing its
 # ceilings (TCP loopback blast of the same bytes, sequential file write + fsync in the log's
 # filesystem) and ratios from the same run. `perf consume` makes PASSES passes over the log,
 # each followed by two blasts of as many bytes (their reader with the consumer's socket receive
@@ -24,10 +24,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target="${CARGO_TARGET_DIR:-$root/target}"
-kwire="${KWIRE:-$target/release/kwire}"
-broker="${KWIRE_BROKER:-$target/release/kwire-broker}"
-if [ ! -x "$kwire" ] || [ ! -x "$broker" ]; then
-    (cd "$root" && cargo build --release -p kafka-wire-07-kwire -p kafka-wire-07-broker --bins)
+kwire07="${KWIRE07:-$target/release/kwire07}"
+broker="${KWIRE07_BROKER:-$target/release/kwire07-broker}"
+if [ ! -x "$kwire07" ] || [ ! -x "$broker" ]; then
+    (cd "$root" && cargo build --release -p kwire07-cli -p kwire07-broker --bins)
 fi
 messages="${MESSAGES:-500000}"
 port="${PORT:-19092}"
@@ -62,13 +62,13 @@ one_run() {
         if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
         sleep 0.05
     done
-    echo "== $(date -u +%FT%TZ) kwire perf on 127.0.0.1:$port, $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)," \
+    echo "== $(date -u +%FT%TZ) kwire07 perf on 127.0.0.1:$port, $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)," \
         "congestion control: ${CONGESTION:-system default ($(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null))}"
-    "$kwire" --broker "127.0.0.1:$port" perf produce --topic perf --messages "$messages" --size 1024 \
+    "$kwire07" --broker "127.0.0.1:$port" perf produce --topic perf --messages "$messages" --size 1024 \
         --batch-size 200 --ceiling-dir "$work"
-    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576 --runs "$passes" "${cc_perf[@]}"
-    "$kwire" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304 --runs "$passes" "${cc_perf[@]}"
-    "$kwire" --broker "127.0.0.1:$port" perf latency --topic perf-latency --messages 2000 --rate 500
+    "$kwire07" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 1048576 --runs "$passes" "${cc_perf[@]}"
+    "$kwire07" --broker "127.0.0.1:$port" perf consume --topic perf --messages "$messages" --fetch-size 4194304 --runs "$passes" "${cc_perf[@]}"
+    "$kwire07" --broker "127.0.0.1:$port" perf latency --topic perf-latency --messages 2000 --rate 500
     cleanup
 }
 

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kafka_wire_codegen::{emit::names, load_schemas, source, Config, IndexLayout};
+use kwire_codegen::{emit::names, load_schemas, source, Config, IndexLayout};
 
 /// The set generated with `Config::plain_types(true)`.
 const PLAIN_TYPES_SET: &str = "release_3_7_2";
@@ -21,22 +21,22 @@ fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let workspace = manifest.parent().expect("tests/ lives in the workspace").to_path_buf();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let message_dir = kafka_wire_codegen::locate_kafka_schemas(&workspace).unwrap_or_else(|e| panic!("{e}"));
-    let jars = kafka_wire_codegen::kafka_jars_dir(&workspace);
+    let message_dir = kwire_codegen::locate_kafka_schemas(&workspace).unwrap_or_else(|e| panic!("{e}"));
+    let jars = kwire_codegen::kafka_jars_dir(&workspace);
 
     // (module name, schema source, Rust path of the generated messages)
     let mut sets: Vec<(String, PathBuf, String)> =
-        vec![("message".into(), message_dir.clone(), "::kafka_wire::messages".into())];
+        vec![("message".into(), message_dir.clone(), "::kwire::messages".into())];
     let mut generated = String::new();
     // The project's own schemas are generated here again, with JSON converters, which the
-    // checked-in `kafka-wire-generated` (kept lean) does not carry; `generated_is_fresh`
+    // checked-in `kwire07-admin-messages` (kept lean) does not carry; `generated_is_fresh`
     // checks that crate against the same emitter.
     let mut dirs: Vec<(String, PathBuf)> = vec![("project".to_string(), workspace.join("schemas"))];
-    for (family, source) in kafka_wire_codegen::kafka_schema_sets(&workspace) {
+    for (family, source) in kwire_codegen::kafka_schema_sets(&workspace) {
         dirs.extend(present(source).map(|source| (family.to_string(), source)));
     }
     for earlier in EARLIER_RELEASES {
-        let source = kafka_wire_codegen::MESSAGES.source(&jars, earlier);
+        let source = kwire_codegen::MESSAGES.source(&jars, earlier);
         dirs.extend(present(source).map(|source| (format!("release_{}", earlier.replace('.', "_")), source)));
     }
     dirs.push(("retired_4x".to_string(), retired_stub_set(&message_dir, &out)));

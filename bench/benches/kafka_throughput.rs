@@ -1,22 +1,22 @@
 //! Producing to and fetching from a real Apache Kafka 4.4 broker, side by side in one run:
-//! `kafka-wire-connection` with batches built by `kafka-wire-records` (building counted) against
+//! `kwire-connection` with batches built by `kwire-records` (building counted) against
 //! Kafka's own `ProducerPerformance`, and fetching with every record decoded and its batch's CRC
 //! checked against `ConsumerPerformance`. 1 KiB records, 1 MiB batches, one partition, acks=all.
 //! Reports MB/s and client CPU seconds per GB, medians of `RUNS` runs.
 //!
-//! `cargo bench -p kafka-wire-bench --bench kafka_throughput` (after `scripts/kafka-release`).
+//! `cargo bench -p kwire-bench --bench kafka_throughput` (after `scripts/kafka-release`).
 //! `KAFKA_BENCH_MB` sets the data per run (default 256).
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::{CreateTopicsRequest, MetadataRequest};
-use kafka_wire::{ErrorCode, Records, Uuid};
-use kafka_wire_connection::{requests, Client, ClientConfig};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
-use kafka_wire_test_support::kafka::{kafka_jars, Kafka};
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::{CreateTopicsRequest, MetadataRequest};
+use kwire::{ErrorCode, Records, Uuid};
+use kwire_connection::{requests, Client, ClientConfig};
+use kwire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
+use kwire_test_support::kafka::{kafka_jars, Kafka};
 use nix::sys::resource::{getrusage, UsageWho};
 
 const RUNS: usize = 3;

@@ -1,4 +1,4 @@
-//! kafka-wire vs kafka-protocol 0.18, same run, same logical messages: encode and decode of
+//! kwire vs kafka-protocol 0.18, same run, same logical messages: encode and decode of
 //! four workloads at the newest version our schema corpus defines (which kafka-protocol also
 //! supports):
 //!
@@ -10,14 +10,14 @@
 //! Before timing, each workload is encoded by both sides and the bytes must be identical (a
 //! cross-implementation golden check); each side must also decode the other's bytes back to
 //! the message it started from. Encoding writes into a reused, cleared buffer (no allocation
-//! in the loop on either side); `encode/kafka-wire-vectored` is our `encode_vectored`, which
+//! in the loop on either side); `encode/kwire-vectored` is our `encode_vectored`, which
 //! hands byte and record fields of 1 KiB or more over as shared `Bytes` chunks (for `writev`)
 //! instead of copying them, where kafka-protocol can only copy; decoding clones the input `Bytes` (a reference count) and
 //! includes dropping the decoded value. Throughput counts encoded message bytes.
 //!
-//! Run: `cargo bench -p kafka-wire-bench --bench messages_vs_kafka_protocol`
+//! Run: `cargo bench -p kwire-bench --bench messages_vs_kafka_protocol`
 //!
-//! With `KAFKA_WIRE_BENCH_CLOCK=cpu` the benches measure the bench thread's CPU time
+//! With `KWIRE_BENCH_CLOCK=cpu` the benches measure the bench thread's CPU time
 //! (`CLOCK_THREAD_CPUTIME_ID`) instead of wall time, and the groups get a `/cpu` suffix: on a
 //! shared, oversubscribed machine that leaves out the time the thread sat descheduled, which
 //! otherwise swamps the difference between the two sides.
@@ -30,8 +30,8 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{Decodable as KpDecodable, Encodable as KpEncodable, StrBytes as KpStr};
-use kafka_wire::messages as kw;
-use kafka_wire::{BrokerId, Decode, Encode, ErrorCode, Records, StrBytes, Uuid};
+use kwire::messages as kw;
+use kwire::{BrokerId, Decode, Encode, ErrorCode, Records, StrBytes, Uuid};
 
 const METADATA_VERSION: i16 = 12;
 const FETCH_VERSION: i16 = 17;
@@ -68,7 +68,7 @@ fn replicas(p: usize) -> [i32; 3] {
     [(p % 3) as i32, ((p + 1) % 3) as i32, ((p + 2) % 3) as i32]
 }
 
-fn broker_ids(p: usize) -> kafka_wire::runtime::FixedArray<BrokerId> {
+fn broker_ids(p: usize) -> kwire::runtime::FixedArray<BrokerId> {
     replicas(p).map(BrokerId).as_slice().into()
 }
 
@@ -232,7 +232,7 @@ fn produce_ours(records: &[Bytes]) -> kw::ProduceRequest {
         acks: -1,
         timeout_ms: 30_000,
         topic_data: vec![TopicProduceData {
-            name: kafka_wire::TopicName::from_static_str("bench-produce-topic"),
+            name: kwire::TopicName::from_static_str("bench-produce-topic"),
             partition_data: records
                 .iter()
                 .enumerate()
@@ -362,8 +362,8 @@ fn api_versions_theirs(apis: &[(i16, i16, i16)]) -> kp::ApiVersionsResponse {
 
 fn encode_ours<T: Encode>(msg: &T, version: i16) -> Bytes {
     let mut buf = BytesMut::new();
-    msg.encode(&mut buf, version).expect("kafka-wire encodes the bench message");
-    assert_eq!(buf.len(), msg.encoded_size(version).unwrap(), "kafka-wire encoded_size");
+    msg.encode(&mut buf, version).expect("kwire encodes the bench message");
+    assert_eq!(buf.len(), msg.encoded_size(version).unwrap(), "kwire encoded_size");
     buf.freeze()
 }
 
@@ -406,27 +406,27 @@ where
     assert_same_bytes(name, &ours_bytes, &theirs_bytes);
     // Each side decodes the other's bytes back to the message it started from, using them all.
     let mut rest = theirs_bytes.clone();
-    assert!(O::decode(&mut rest, version).unwrap() == *ours && rest.is_empty(), "{name}: kafka-wire decode");
+    assert!(O::decode(&mut rest, version).unwrap() == *ours && rest.is_empty(), "{name}: kwire decode");
     let mut rest = ours_bytes.clone();
     assert!(K::decode(&mut rest, version).unwrap() == *theirs && rest.is_empty(), "{name}: kafka-protocol decode");
     // The vectored encode must give the same bytes, in chunks.
     let (mut scratch, mut chunks) = (BytesMut::new(), Vec::new());
-    ours.encode_vectored(&mut scratch, &mut chunks, version).expect("kafka-wire encodes vectored");
+    ours.encode_vectored(&mut scratch, &mut chunks, version).expect("kwire encodes vectored");
     assert_eq!(chunks.concat(), &ours_bytes[..], "{name}: vectored encode");
     let input = ours_bytes;
-    println!("{name}: {} bytes, identical from kafka-wire and kafka-protocol", input.len());
+    println!("{name}: {} bytes, identical from kwire and kafka-protocol", input.len());
 
     let mut group = c.benchmark_group(format!("{name}{}", group_suffix()));
     configure(&mut group, input.len());
     let mut buf = BytesMut::with_capacity(input.len());
-    group.bench_function("encode/kafka-wire", |b| {
+    group.bench_function("encode/kwire", |b| {
         b.iter(|| {
             buf.clear();
             black_box(ours).encode(&mut buf, version).unwrap();
             black_box(buf.len())
         })
     });
-    group.bench_function("encode/kafka-wire-vectored", |b| {
+    group.bench_function("encode/kwire-vectored", |b| {
         b.iter(|| {
             chunks.clear();
             black_box(ours).encode_vectored(&mut scratch, &mut chunks, version).unwrap();
@@ -440,9 +440,7 @@ where
             black_box(buf.len())
         })
     });
-    group.bench_function("decode/kafka-wire", |b| {
-        b.iter(|| O::decode(&mut black_box(&input).clone(), version).unwrap())
-    });
+    group.bench_function("decode/kwire", |b| b.iter(|| O::decode(&mut black_box(&input).clone(), version).unwrap()));
     group.bench_function("decode/kafka-protocol", |b| {
         b.iter(|| K::decode(&mut black_box(&input).clone(), version).unwrap())
     });
@@ -484,7 +482,7 @@ fn benches<M: Measurement>(c: &mut Criterion<M>) {
 // ---- clocks ----
 
 fn cpu_clock() -> bool {
-    std::env::var("KAFKA_WIRE_BENCH_CLOCK").is_ok_and(|v| v == "cpu")
+    std::env::var("KWIRE_BENCH_CLOCK").is_ok_and(|v| v == "cpu")
 }
 
 fn group_suffix() -> &'static str {

@@ -1,17 +1,17 @@
-//! kafka-wire vs kafka-protocol 0.18, same run, same data: decode and encode of a 1 MiB
+//! kwire vs kafka-protocol 0.18, same run, same data: decode and encode of a 1 MiB
 //! magic 2 batch of 1 KiB records, uncompressed and with each codec, plus a plain
 //! memcpy + CRC-32C pass over the batch as the physical floor. Throughput counts
 //! uncompressed batch bytes. Both decoders check the CRC and materialise every record:
-//! `kafka-wire` as owned `Record`s (shared `Bytes`, like kafka-protocol's), `kafka-wire-views`
+//! `kwire` as owned `Record`s (shared `Bytes`, like kafka-protocol's), `kwire-views`
 //! as borrowed `RecordRef`s.
 //!
 //! A second group decodes batches written by kafka-python's own producer code
 //! (`bench/kafka_python_batch.py`, the same records, without and with a header per record),
 //! so the figures do not rest on our builder's layout alone. It needs kafka-python: the
-//! interpreter in `KAFKA_WIRE_PYTHON`, else `target/kafka-python-venv/bin/python` (which
+//! interpreter in `KWIRE_PYTHON`, else `target/kafka-python-venv/bin/python` (which
 //! `scripts/test` creates); without it that group is skipped with a message.
 //!
-//! Run: `cargo bench -p kafka-wire-bench --bench records_vs_kafka_protocol`
+//! Run: `cargo bench -p kwire-bench --bench records_vs_kafka_protocol`
 
 use bytes::{Bytes, BytesMut};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -19,7 +19,7 @@ use kafka_protocol::records::{
     Compression as KpCompression, Record as KpRecord, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions,
     TimestampType as KpTimestampType,
 };
-use kafka_wire_records::{Compression, Header, Records, RecordsExt};
+use kwire_records::{Compression, Header, Records, RecordsExt};
 
 #[path = "../../records/benches/common/records_workload.rs"]
 mod workload;
@@ -88,7 +88,7 @@ fn benches(c: &mut Criterion) {
     for codec in Compression::ALL {
         let ours = ours_encode(codec, &data);
         let theirs = kp_encode(codec, &kp_input);
-        eprintln!("{codec}: kafka-wire batch {} bytes, kafka-protocol batch {} bytes", ours.len(), theirs.len());
+        eprintln!("{codec}: kwire batch {} bytes, kafka-protocol batch {} bytes", ours.len(), theirs.len());
         assert_eq!(Records::from_bytes(theirs.clone()).batches().count(), 1, "kafka-protocol wrote one batch");
         // Each decoder reads the other's output the same way: a real interoperability check.
         let from_theirs = ours_decode(&theirs);
@@ -101,17 +101,16 @@ fn benches(c: &mut Criterion) {
             assert_eq!((a.offset, a.timestamp), (b.offset, b.timestamp));
         }
 
-        group.bench_with_input(BenchmarkId::new("decode/kafka-wire", codec), &ours, |b, batch| {
-            b.iter(|| ours_decode(batch))
-        });
+        group
+            .bench_with_input(BenchmarkId::new("decode/kwire", codec), &ours, |b, batch| b.iter(|| ours_decode(batch)));
         assert_eq!(decode_views(&ours), RECORDS);
-        group.bench_with_input(BenchmarkId::new("decode/kafka-wire-views", codec), &ours, |b, batch| {
+        group.bench_with_input(BenchmarkId::new("decode/kwire-views", codec), &ours, |b, batch| {
             b.iter(|| decode_views(batch))
         });
         group.bench_with_input(BenchmarkId::new("decode/kafka-protocol", codec), &ours, |b, batch| {
             b.iter(|| kp_decode(batch))
         });
-        group.bench_with_input(BenchmarkId::new("encode/kafka-wire", codec), &codec, |b, &codec| {
+        group.bench_with_input(BenchmarkId::new("encode/kwire", codec), &codec, |b, &codec| {
             b.iter(|| ours_encode(codec, &data))
         });
         group.bench_with_input(BenchmarkId::new("encode/kafka-protocol", codec), &codec, |b, &codec| {
@@ -124,7 +123,7 @@ fn benches(c: &mut Criterion) {
 /// The interpreter with kafka-python, if there is one.
 fn kafka_python() -> Option<std::path::PathBuf> {
     let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/kafka-python-venv/bin/python");
-    std::env::var_os("KAFKA_WIRE_PYTHON").map(Into::into).or_else(|| venv.exists().then_some(venv))
+    std::env::var_os("KWIRE_PYTHON").map(Into::into).or_else(|| venv.exists().then_some(venv))
 }
 
 /// The batch `bench/kafka_python_batch.py` writes (`headers`: one header per record).
@@ -149,7 +148,7 @@ fn trace_header(i: usize) -> Header {
 
 fn kafka_python_benches(c: &mut Criterion) {
     let Some(python) = kafka_python() else {
-        eprintln!("records_vs_kafka_protocol: no kafka-python (set KAFKA_WIRE_PYTHON or run scripts/test once); skipping the kafka-python batches");
+        eprintln!("records_vs_kafka_protocol: no kafka-python (set KWIRE_PYTHON or run scripts/test once); skipping the kafka-python batches");
         return;
     };
     let data = values();
@@ -186,14 +185,13 @@ fn kafka_python_benches(c: &mut Criterion) {
         }
         assert_eq!(decode_views(&batch), RECORDS);
         eprintln!(
-            "kafka-python {name} batch: {} bytes, identical to kafka-wire's builder but for the leader epoch",
+            "kafka-python {name} batch: {} bytes, identical to kwire's builder but for the leader epoch",
             batch.len()
         );
         group.throughput(Throughput::Bytes(batch.len() as u64));
-        group.bench_with_input(BenchmarkId::new("decode/kafka-wire", name), &batch, |b, batch| {
-            b.iter(|| ours_decode(batch))
-        });
-        group.bench_with_input(BenchmarkId::new("decode/kafka-wire-views", name), &batch, |b, batch| {
+        group
+            .bench_with_input(BenchmarkId::new("decode/kwire", name), &batch, |b, batch| b.iter(|| ours_decode(batch)));
+        group.bench_with_input(BenchmarkId::new("decode/kwire-views", name), &batch, |b, batch| {
             b.iter(|| decode_views(batch))
         });
         group.bench_with_input(BenchmarkId::new("decode/kafka-protocol", name), &batch, |b, batch| {

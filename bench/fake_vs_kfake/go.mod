@@ -1,4 +1,4 @@
-module kafkawire.dev/bench/fakevskfake
+module kwire.dev/bench/fakevskfake
 
 go 1.26.0
 

@@ -1,9 +1,9 @@
-//! kafka-wire-codegen: the generator engine, turning Apache Kafka's JSON message schemas into
+//! kwire-codegen: the generator engine, turning Apache Kafka's JSON message schemas into
 //! Rust types with encoders and decoders for every version.
 //!
 //! One engine, thin front-ends: [`Config::generate`] turns schema folders into files in memory;
-//! `build.rs` ([`compile_schemas`]), the `kafka-wire-codegen` command (crate
-//! `kafka-wire-codegen-cli`) and the tests only decide where those files go. The stages are explicit:
+//! `build.rs` ([`compile_schemas`]), the `kwire-codegen` command (crate
+//! `kwire-codegen-cli`) and the tests only decide where those files go. The stages are explicit:
 //! schema model ([`schema`], [`parse`]) → validation ([`validate`]) → IR ([`ir`], [`lower`])
 //! → emission with `quote!` ([`emit`]) → formatting with prettyplease (feature `pretty`; a
 //! build script's output is left unformatted).
@@ -13,10 +13,11 @@
 //!
 //! In a `build.rs`:
 //! ```no_run
-//! kafka_wire_codegen::compile_schemas("schemas").unwrap();
+//! kwire_codegen::compile_schemas("schemas").unwrap();
 //! ```
-//! then in the crate: `include!(concat!(env!("OUT_DIR"), "/kafka-wire/mod.rs"));`.
+//! then in the crate: `include!(concat!(env!("OUT_DIR"), "/kwire/mod.rs"));`.
 
+pub mod bundle;
 pub mod checked;
 pub mod config;
 pub mod diagnostics;
@@ -44,3 +45,8 @@ pub use locate::{
 };
 pub use lower::{load_dir, load_dirs, load_schemas, load_str, Loaded};
 pub use rules::Rule;
+
+/// This crate's README, whose samples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

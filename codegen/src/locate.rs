@@ -93,31 +93,21 @@ pub fn kafka_schema_sets(workspace_root: &Path) -> Vec<(&'static str, PathBuf)> 
     sets
 }
 
-/// Kafka's request/response/header schemas, searched in this order:
-/// `$KAFKA_SCHEMAS_DIR` (a folder, or any release's jar such as `kafka-clients-3.9.2.jar`);
-/// `<workspace>/schemas/kafka/` (a user's own copy, git-ignored);
-/// `<jars>/4.4.0/kafka-clients-4.4.0.jar` ([`kafka_jars_dir`], filled by `scripts/kafka-release`);
-/// the same jar in the local Maven repository (`$HOME/.m2/repository`, where [`FETCH_COMMAND`]
-/// and every Maven or Gradle-with-Maven build of a Kafka application put it).
-/// A jar is returned as `JAR!/common/message`, which [`crate::source`] reads in place.
+/// Kafka's request/response/header schemas for this workspace's tests and tools, searched in
+/// this order: `$KAFKA_SCHEMAS_DIR` (a folder, or any release's jar such as
+/// `kafka-clients-3.9.2.jar`); `<jars>/4.4.0/kafka-clients-4.4.0.jar` ([`kafka_jars_dir`],
+/// filled by `scripts/kafka-release`); the same jar in the local Maven repository
+/// (`$HOME/.m2/repository`, where [`FETCH_COMMAND`] and every Maven or Gradle-with-Maven build of
+/// a Kafka application put it). A jar is returned as `JAR!/common/message`, which
+/// [`crate::source`] reads in place. (The `kwire` packages' build scripts read their own copy
+/// first: [`crate::bundle::bundled_schemas`].)
 pub fn locate_kafka_schemas(workspace_root: &Path) -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os("KAFKA_SCHEMAS_DIR") {
-        let dir = PathBuf::from(dir);
-        let jar = crate::source::watched_path(&dir);
-        if dir.is_dir() {
-            return Ok(dir);
-        }
-        if crate::source::is_archive(&dir) && jar.is_file() {
-            return Ok(if dir == jar { PathBuf::from(format!("{}!/{}", jar.display(), MESSAGES.folder)) } else { dir });
-        }
-        return Err(format!("KAFKA_SCHEMAS_DIR={} is neither a folder nor a jar", dir.display()));
+    if let Some(chosen) = schemas_from_env()? {
+        return Ok(chosen);
     }
-    let own = workspace_root.join("schemas").join("kafka");
-    if own.is_dir() {
-        return Ok(own);
-    }
-    let mut tried = vec![own.display().to_string()];
-    for source in default_message_sources(workspace_root) {
+    let mut tried = Vec::new();
+    let sources = std::iter::once(MESSAGES.source(&kafka_jars_dir(workspace_root), DEFAULT_KAFKA_RELEASE));
+    for source in sources.chain(maven_message_sources()) {
         let jar = crate::source::watched_path(&source);
         if jar.is_file() {
             return Ok(source);
@@ -131,16 +121,30 @@ pub fn locate_kafka_schemas(workspace_root: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// Where the default release's messages are looked for, in order: the workspace's jars folder,
-/// then the local Maven repository.
-fn default_message_sources(workspace_root: &Path) -> Vec<PathBuf> {
-    let mut sources = vec![MESSAGES.source(&kafka_jars_dir(workspace_root), DEFAULT_KAFKA_RELEASE)];
-    if let Some(home) = std::env::var_os("HOME") {
-        // ~/.m2/repository/org/apache/kafka/kafka-clients/<release>/kafka-clients-<release>.jar
-        let maven = PathBuf::from(home).join(".m2/repository/org/apache/kafka").join(MESSAGES.artifact);
-        sources.push(MESSAGES.source(&maven, DEFAULT_KAFKA_RELEASE));
+/// `$KAFKA_SCHEMAS_DIR`, when set: a schema folder, or a jar read as `JAR!/common/message`.
+pub(crate) fn schemas_from_env() -> Result<Option<PathBuf>, String> {
+    let Some(dir) = std::env::var_os("KAFKA_SCHEMAS_DIR") else { return Ok(None) };
+    let dir = PathBuf::from(dir);
+    let jar = crate::source::watched_path(&dir);
+    if dir.is_dir() {
+        return Ok(Some(dir));
     }
-    sources
+    if crate::source::is_archive(&dir) && jar.is_file() {
+        return Ok(Some(if dir == jar {
+            PathBuf::from(format!("{}!/{}", jar.display(), MESSAGES.folder))
+        } else {
+            dir
+        }));
+    }
+    Err(format!("KAFKA_SCHEMAS_DIR={} is neither a folder nor a jar", dir.display()))
+}
+
+/// The default release's kafka-clients jar in the local Maven repository:
+/// `~/.m2/repository/org/apache/kafka/kafka-clients/<release>/kafka-clients-<release>.jar`.
+pub(crate) fn maven_message_sources() -> Vec<PathBuf> {
+    let Some(home) = std::env::var_os("HOME") else { return Vec::new() };
+    let maven = PathBuf::from(home).join(".m2/repository/org/apache/kafka").join(MESSAGES.artifact);
+    vec![MESSAGES.source(&maven, DEFAULT_KAFKA_RELEASE)]
 }
 
 #[cfg(test)]

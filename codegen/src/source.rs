@@ -143,7 +143,7 @@ fn read_jar(jar: &Path, inner: Option<&str>) -> Result<Vec<SchemaFile>, String> 
 #[cfg(not(feature = "jar"))]
 fn read_jar(jar: &Path, _inner: Option<&str>) -> Result<Vec<SchemaFile>, String> {
     Err(format!(
-        "{}: reading schemas from a jar needs kafka-wire-codegen's `jar` feature (add `features = [\"jar\"]`)",
+        "{}: reading schemas from a jar needs kwire-codegen's `jar` feature (add `features = [\"jar\"]`)",
         jar.display()
     ))
 }

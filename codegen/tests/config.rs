@@ -3,7 +3,7 @@
 
 use std::fs;
 
-use kafka_wire_codegen::{Config, Error, IndexLayout, MessagePart};
+use kwire_codegen::{Config, Error, IndexLayout, MessagePart};
 
 const PING_REQUEST: &str = r#"{ "apiKey": 500, "type": "request", "name": "PingRequest", "validVersions": "0-1",
   "flexibleVersions": "1+", "fields": [ { "name": "Nonce", "type": "int64", "versions": "0+" } ] }"#;

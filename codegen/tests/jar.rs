@@ -5,8 +5,8 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use kafka_wire_codegen::Config;
-use kafka_wire_test_support::alloc::{peak_during, Counting};
+use kwire_codegen::Config;
+use kwire_test_support::alloc::{peak_during, Counting};
 use zip::write::SimpleFileOptions;
 
 #[global_allocator]

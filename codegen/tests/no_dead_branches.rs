@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kafka_wire_codegen::Config;
+use kwire_codegen::Config;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, ExprIf, Lit};
 
@@ -184,11 +184,11 @@ fn generated(dir: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn generated_code_has_no_version_test_its_enclosing_tests_decide() {
-    let message = kafka_wire_codegen::locate_kafka_schemas(&workspace()).expect("Kafka's schemas");
+    let message = kwire_codegen::locate_kafka_schemas(&workspace()).expect("Kafka's schemas");
     let mut dirs = vec![message];
-    dirs.extend(kafka_wire_codegen::kafka_schema_sets(&workspace()).into_iter().map(|(_, source)| source));
+    dirs.extend(kwire_codegen::kafka_schema_sets(&workspace()).into_iter().map(|(_, source)| source));
     let mut files = Vec::new();
-    for dir in dirs.iter().filter(|d| kafka_wire_codegen::source::watched_path(d).exists()) {
+    for dir in dirs.iter().filter(|d| kwire_codegen::source::watched_path(d).exists()) {
         files.extend(generated(dir));
     }
     assert!(files.len() > 150, "only {} files generated", files.len());

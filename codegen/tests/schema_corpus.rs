@@ -2,11 +2,11 @@
 //! release's messages and internal families and of the generator test schemas must read,
 //! validate and lower, and the IR must agree with the raw JSON, field for field.
 
-use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Message, MessageKind, Versions};
-use kafka_wire_codegen::parse::strip_comments;
-use kafka_wire_codegen::source::{read_schemas, watched_path};
-use kafka_wire_codegen::validate::{format_versions, parse_versions, type_name};
-use kafka_wire_codegen::{load_schemas, load_str, SchemaFamily};
+use kwire_codegen::ir::{DefaultValue, Field, FieldType, Message, MessageKind, Versions};
+use kwire_codegen::parse::strip_comments;
+use kwire_codegen::source::{read_schemas, watched_path};
+use kwire_codegen::validate::{format_versions, parse_versions, type_name};
+use kwire_codegen::{load_schemas, load_str, SchemaFamily};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ fn workspace() -> PathBuf {
 
 /// Kafka's messages: `KAFKA_SCHEMAS_DIR` if set, else the default release's kafka-clients jar.
 fn message_dir() -> PathBuf {
-    kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap_or_else(|e| panic!("{e}"))
+    kwire_codegen::locate_kafka_schemas(&workspace()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A folder or `JAR!/FOLDER` that must be there (`scripts/kafka-release` fetches the jars).
@@ -28,7 +28,7 @@ fn existing(source: PathBuf) -> PathBuf {
 
 /// `family`'s schemas in Kafka `release`'s jar.
 fn family_of(family: &SchemaFamily, release: &str) -> PathBuf {
-    existing(family.source(&kafka_wire_codegen::kafka_jars_dir(&workspace()), release))
+    existing(family.source(&kwire_codegen::kafka_jars_dir(&workspace()), release))
 }
 
 /// Checks a folder or jar: loads, one message or retired stub per JSON file in file-name order,
@@ -174,13 +174,13 @@ fn every_message_schema_loads() {
 
 #[test]
 fn every_test_schema_loads() {
-    check_folder(&family_of(&kafka_wire_codegen::TEST_SCHEMAS, kafka_wire_codegen::TEST_SCHEMAS_RELEASE));
+    check_folder(&family_of(&kwire_codegen::TEST_SCHEMAS, kwire_codegen::TEST_SCHEMAS_RELEASE));
 }
 
 #[test]
 fn every_internal_family_loads() {
-    for family in &kafka_wire_codegen::INTERNAL_FAMILIES {
-        check_folder(&family_of(family, kafka_wire_codegen::DEFAULT_KAFKA_RELEASE));
+    for family in &kwire_codegen::INTERNAL_FAMILIES {
+        check_folder(&family_of(family, kwire_codegen::DEFAULT_KAFKA_RELEASE));
     }
 }
 
@@ -193,7 +193,7 @@ fn load_file(source: &Path, name: &str) -> Message {
 
 /// `family`'s jar of the default release.
 fn internal(name: &str) -> PathBuf {
-    family_of(&kafka_wire_codegen::schema_family(name).unwrap(), kafka_wire_codegen::DEFAULT_KAFKA_RELEASE)
+    family_of(&kwire_codegen::schema_family(name).unwrap(), kwire_codegen::DEFAULT_KAFKA_RELEASE)
 }
 
 fn field<'a>(fields: &'a [Field], name: &str) -> &'a Field {
@@ -202,7 +202,7 @@ fn field<'a>(fields: &'a [Field], name: &str) -> &'a Field {
 
 #[test]
 fn simple_example_message_lowers_every_feature() {
-    let tests = family_of(&kafka_wire_codegen::TEST_SCHEMAS, kafka_wire_codegen::TEST_SCHEMAS_RELEASE);
+    let tests = family_of(&kwire_codegen::TEST_SCHEMAS, kwire_codegen::TEST_SCHEMAS_RELEASE);
     let m = load_file(&tests, "SimpleExampleMessage.json");
     assert_eq!(m.file, "SimpleExampleMessage.json");
     assert_eq!(m.valid_versions, Versions::new(0, 2));
@@ -264,7 +264,7 @@ fn streams_schema_with_block_comments_and_common_structs() {
 #[test]
 fn tag_given_as_a_string() {
     // Kafka 3.9's KRaft records still spell this tag "0"; 4.x writes 0.
-    let metadata = family_of(&kafka_wire_codegen::schema_family("metadata").unwrap(), "3.9.2");
+    let metadata = family_of(&kwire_codegen::schema_family("metadata").unwrap(), "3.9.2");
     let m = load_file(&metadata, "RegisterBrokerRecord.json");
     let log_dirs = field(&m.fields, "LogDirs");
     assert_eq!(log_dirs.tag, Some(0));

@@ -1,7 +1,7 @@
 //! Lowering to the IR: version ranges, struct collection order and struct versions.
 
-use kafka_wire_codegen::ir::{FieldType, MessageKind, Versions};
-use kafka_wire_codegen::load_str;
+use kwire_codegen::ir::{FieldType, MessageKind, Versions};
+use kwire_codegen::load_str;
 
 const OPEN: i16 = Versions::OPEN;
 

@@ -2,9 +2,9 @@
 //! "Schema rules the Java generator enforces"): each must fail with that rule, naming the file
 //! and the field or struct involved.
 
-use kafka_wire_codegen::ir::{DefaultValue, Message, Versions};
-use kafka_wire_codegen::validate::validate_set;
-use kafka_wire_codegen::{load_dir, load_schemas, load_str, Rule, SchemaError};
+use kwire_codegen::ir::{DefaultValue, Message, Versions};
+use kwire_codegen::validate::validate_set;
+use kwire_codegen::{load_dir, load_schemas, load_str, Rule, SchemaError};
 
 /// A valid request with the given fields: versions 0-3, flexible from 2.
 fn request(fields: &str) -> String {

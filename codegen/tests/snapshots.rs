@@ -1,11 +1,11 @@
 //! insta snapshots of the emitted code, one small schema per feature. Review changes with
-//! `cargo insta review` (or `INSTA_UPDATE=always cargo test -p kafka-wire-codegen --test snapshots`).
+//! `cargo insta review` (or `INSTA_UPDATE=always cargo test -p kwire-codegen --test snapshots`).
 
-use kafka_wire_codegen::{load_str, render_message};
+use kwire_codegen::{load_str, render_message};
 
 fn render(name: &str, schema: &str) -> String {
     let msg = load_str(&format!("{name}.json"), schema).unwrap_or_else(|e| panic!("{e}"));
-    render_message(&msg, "::kafka_wire_runtime", "snapshot test").unwrap()
+    render_message(&msg, "::kwire_runtime", "snapshot test").unwrap()
 }
 
 #[test]

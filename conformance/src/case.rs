@@ -12,9 +12,9 @@
 use std::fmt;
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire_codegen::ir;
-use kafka_wire_runtime::json::Json;
-use kafka_wire_runtime::Message;
+use kwire_codegen::ir;
+use kwire_runtime::json::Json;
+use kwire_runtime::Message;
 use serde_json::Value;
 
 use crate::json_diff::{first_difference, without_unknown_tags};

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use kafka_wire_runtime::json::UNKNOWN_TAGS_KEY;
+use kwire_runtime::json::UNKNOWN_TAGS_KEY;
 
 /// The first difference between `ours` and `theirs`, as `$.path: ours vs theirs`.
 pub fn first_difference(ours: &Value, theirs: &Value) -> Option<String> {

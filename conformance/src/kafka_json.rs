@@ -8,7 +8,7 @@
 //! compares every record byte. `records_are_written_empty_by_kafka` in tests/kafka_java.rs
 //! shows this behaviour of Kafka's code.
 
-use kafka_wire_codegen::ir::{json_key, Field, FieldType, Message};
+use kwire_codegen::ir::{json_key, Field, FieldType, Message};
 use serde_json::Value;
 
 /// `ours` (JSON of `msg`) as Kafka's converter writes it: non-null records fields as `""`.

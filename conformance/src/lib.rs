@@ -1,4 +1,4 @@
-//! Apache Kafka's own generated classes as the oracle for kafka-wire's generated code.
+//! Apache Kafka's own generated classes as the oracle for kwire's generated code.
 //!
 //! For each schema family of `releases.tsv`, the code is generated from the release's own jar
 //! (build.rs) and every case is run through the same jar's classes by the Java program in
@@ -34,7 +34,7 @@ pub struct Entry {
 }
 
 /// [`run`] for one generated type: the sample's bytes, the version, the schema's IR.
-pub type RunCase = fn(&[u8], i16, &kafka_wire_codegen::ir::Message, &mut Oracle) -> Result<(), Vec<Mismatch>>;
+pub type RunCase = fn(&[u8], i16, &kwire_codegen::ir::Message, &mut Oracle) -> Result<(), Vec<Mismatch>>;
 
 mod table {
     include!(concat!(env!("OUT_DIR"), "/table.rs"));

@@ -1,4 +1,4 @@
-//! The Java side: one JVM running `dev.kafkawire.oracle.Oracle` over a release's jars, asked
+//! The Java side: one JVM running `dev.kwire.oracle.Oracle` over a release's jars, asked
 //! one case at a time over its standard input and output.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -38,7 +38,7 @@ pub struct Oracle {
 pub fn class_path(workspace: &Path, release: &str) -> Result<String, String> {
     let classes = workspace.join("target/kafka-java/classes");
     let jars = jars_dir(workspace).join(release);
-    if !classes.join("dev/kafkawire/oracle/Oracle.class").is_file() {
+    if !classes.join("dev/kwire/oracle/Oracle.class").is_file() {
         return Err(format!("{} has no Oracle.class: run scripts/kafka-release", classes.display()));
     }
     if !jars.is_dir() {
@@ -80,7 +80,7 @@ impl Oracle {
         // A small heap: the cases are small, and CI's machines have two cores shared by tests.
         let mut child = Command::new(&java)
             .args(["-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", class_path])
-            .arg("dev.kafkawire.oracle.Oracle")
+            .arg("dev.kwire.oracle.Oracle")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

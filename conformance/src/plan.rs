@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 
-use kafka_wire_codegen::ir::Message;
-use kafka_wire_inspect::sample::{self, Mode, Rng};
+use kwire_codegen::ir::Message;
+use kwire_inspect::sample::{self, Mode, Rng};
 
 use crate::{Entry, Mismatch, MismatchKind, Oracle, SCHEMAS};
 
@@ -181,7 +181,7 @@ pub fn entries_of(release: &str) -> Vec<(&'static Entry, Message)> {
     let mut out = Vec::new();
     for entry in SCHEMAS.iter().filter(|e| e.release == release) {
         let messages = by_source.entry(entry.source).or_insert_with(|| {
-            let loaded = kafka_wire_codegen::load_schemas(&[Path::new(entry.source)], false)
+            let loaded = kwire_codegen::load_schemas(&[Path::new(entry.source)], false)
                 .unwrap_or_else(|e| panic!("{}: {e}", entry.source));
             loaded.messages.into_iter().map(|m| (m.name.clone(), m)).collect()
         });

@@ -6,16 +6,16 @@
 //!   base64 (why `kafka_json::as_kafka_writes` blanks them before comparing).
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire_codegen::ir::Message as Schema;
-use kafka_wire_conformance::generated::kafka_4_4_0_message::api_versions_request::ApiVersionsRequest;
-use kafka_wire_conformance::generated::kafka_4_4_0_message::fetch_response::FetchResponse;
-use kafka_wire_conformance::oracle::{oracle_for, Answer};
-use kafka_wire_conformance::plan::entries_of;
-use kafka_wire_conformance::{run, MismatchKind};
-use kafka_wire_inspect::sample::{self, Mode};
-use kafka_wire_runtime::json::{Json, JsonError, Style, Value};
-use kafka_wire_runtime::writer::Writer;
-use kafka_wire_runtime::{Decode, DecodeError, Encode, EncodeError, Message, VersionRange};
+use kwire_codegen::ir::Message as Schema;
+use kwire_conformance::generated::kafka_4_4_0_message::api_versions_request::ApiVersionsRequest;
+use kwire_conformance::generated::kafka_4_4_0_message::fetch_response::FetchResponse;
+use kwire_conformance::oracle::{oracle_for, Answer};
+use kwire_conformance::plan::entries_of;
+use kwire_conformance::{run, MismatchKind};
+use kwire_inspect::sample::{self, Mode};
+use kwire_runtime::json::{Json, JsonError, Style, Value};
+use kwire_runtime::writer::Writer;
+use kwire_runtime::{Decode, DecodeError, Encode, EncodeError, Message, VersionRange};
 
 /// ApiVersionsRequest with a codec bug: the client software name and version trade places on
 /// the wire. Its own decode and encode agree, so it round-trips every byte it writes.
@@ -72,7 +72,7 @@ fn a_codec_that_round_trips_but_swaps_two_fields_is_caught() {
     let Some(mut oracle) = oracle_for("4.4.0") else { return };
     let schema = schema("ApiVersionsRequest");
     let request = ApiVersionsRequest {
-        client_software_name: "kafka-wire".into(),
+        client_software_name: "kwire".into(),
         client_software_version: "0.1.0".into(),
         ..Default::default()
     };
@@ -88,7 +88,7 @@ fn a_codec_that_round_trips_but_swaps_two_fields_is_caught() {
     let mismatches = run::<SwappedNames>(&bytes, 3, &schema, &mut oracle).expect_err("Kafka must catch the swap");
     let text: Vec<String> = mismatches.iter().map(ToString::to_string).collect();
     let json = mismatches.iter().find(|m| m.kind == MismatchKind::Json).unwrap_or_else(|| panic!("{text:?}"));
-    assert!(json.detail.starts_with("$.clientSoftwareName: ours \"kafka-wire\", Kafka's \"0.1.0\""), "{json}");
+    assert!(json.detail.starts_with("$.clientSoftwareName: ours \"kwire\", Kafka's \"0.1.0\""), "{json}");
     let bytes_mismatch =
         mismatches.iter().find(|m| m.kind == MismatchKind::Bytes).unwrap_or_else(|| panic!("{text:?}"));
     assert!(bytes_mismatch.detail.contains("first difference at offset"), "{bytes_mismatch}");

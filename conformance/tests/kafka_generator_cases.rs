@@ -1,24 +1,24 @@
 //! The edge cases Kafka's own generator tests check (`MessageTest`, `SimpleExampleMessageTest`,
 //! `NullableStructMessageTest` over the `test/` schemas), each a named case of the
 //! differential: built on our side from Kafka-style JSON, then run through Kafka 4.3.1's classes
-//! from its `test` jar (byte- and JSON-exact both ways, see `kafka_wire_conformance::case`).
+//! from its `test` jar (byte- and JSON-exact both ways, see `kwire_conformance::case`).
 
 use std::sync::{Mutex, OnceLock};
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use bytes::{Bytes, BytesMut};
-use kafka_wire_conformance::generated::kafka_4_3_1_test::{
+use kwire_conformance::generated::kafka_4_3_1_test::{
     all_type_message::AllTypeMessage, nullable_struct_message::NullableStructMessage,
     simple_arrays_message::SimpleArraysMessage, simple_example_message::SimpleExampleMessage,
     simple_records_message::SimpleRecordsMessage,
 };
-use kafka_wire_conformance::oracle::{oracle_for, Answer, Oracle};
-use kafka_wire_conformance::plan::entries_of;
-use kafka_wire_conformance::run;
-use kafka_wire_inspect::sample::empty_record_batch;
-use kafka_wire_runtime::json::{Json, Value};
-use kafka_wire_runtime::{Decode, Encode, Message};
+use kwire_conformance::oracle::{oracle_for, Answer, Oracle};
+use kwire_conformance::plan::entries_of;
+use kwire_conformance::run;
+use kwire_inspect::sample::empty_record_batch;
+use kwire_runtime::json::{Json, Value};
+use kwire_runtime::{Decode, Encode, Message};
 use serde_json::json;
 
 const RELEASE: &str = "4.3.1";

@@ -1,14 +1,14 @@
 //! The differential against Apache Kafka's own classes: for each release of `releases.tsv`,
 //! every schema at every version it defines, minimal, maximal and seeded random instances,
-//! byte- and JSON-exact both ways (see `kafka_wire_conformance::case`).
+//! byte- and JSON-exact both ways (see `kwire_conformance::case`).
 //!
 //! Needs the jars and the oracle's classes (`scripts/kafka-release`): missing, the test fails
 //! under CI and says what to run elsewhere. `KAFKA_ORACLE_RANDOM=200` for a long local run;
 //! `KAFKA_ORACLE_ONLY=FetchRequest` and `KAFKA_ORACLE_SEED` to reproduce a failure.
 
-use kafka_wire_conformance::oracle::oracle_for;
-use kafka_wire_conformance::plan::{run_release, Settings};
-use kafka_wire_conformance::SCHEMAS;
+use kwire_conformance::oracle::oracle_for;
+use kwire_conformance::plan::{run_release, Settings};
+use kwire_conformance::SCHEMAS;
 
 /// Runs one release and asserts that Kafka agreed with every case; `families` are those the
 /// release must have been generated for.

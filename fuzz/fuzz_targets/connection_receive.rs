@@ -3,8 +3,8 @@
 //! nothing is held beyond the frame limit.
 #![no_main]
 
-use kafka_wire::messages::{ApiVersionsRequest, FetchRequest, MetadataRequest, ProduceRequest};
-use kafka_wire_connection::{Connection, Error};
+use kwire::messages::{ApiVersionsRequest, FetchRequest, MetadataRequest, ProduceRequest};
+use kwire_connection::{Connection, Error};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -8,15 +8,15 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use kafka_wire::messages::RequestFrame;
-use kafka_wire_inspect::explain::{explain, Input, Schemas, Side, Style};
+use kwire::messages::RequestFrame;
+use kwire_inspect::explain::{explain, Input, Schemas, Side, Style};
 use libfuzzer_sys::fuzz_target;
 
 fn schemas() -> &'static Schemas {
     static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
     SCHEMAS.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("fuzz/ is in the workspace");
-        let dir = kafka_wire_codegen::locate_kafka_schemas(root).expect("Kafka's schemas");
+        let dir = kwire_codegen::locate_kafka_schemas(root).expect("Kafka's schemas");
         Schemas::load(&[dir]).expect("the corpus loads")
     })
 }

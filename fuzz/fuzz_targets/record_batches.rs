@@ -3,8 +3,8 @@
 //! -rss_limit_mb and -malloc_limit_mb to catch any that does).
 #![no_main]
 
-use kafka_wire_records::{ReadOptions, RecordsExt};
-use kafka_wire_runtime::Records;
+use kwire_records::{ReadOptions, RecordsExt};
+use kwire_runtime::Records;
 use libfuzzer_sys::fuzz_target;
 
 /// Far below the default 64 MiB, so that the memory limit of a fuzzing run is never the

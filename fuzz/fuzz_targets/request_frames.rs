@@ -6,7 +6,7 @@
 #![no_main]
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::{RequestFrame, RequestKind};
+use kwire::messages::{RequestFrame, RequestKind};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

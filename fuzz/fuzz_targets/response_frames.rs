@@ -4,7 +4,7 @@
 #![no_main]
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::{ApiKey, ResponseFrame};
+use kwire::messages::{ApiKey, ResponseFrame};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,5 +6,5 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = kafka_wire_codegen::load_str("Fuzzed.json", text);
+    let _ = kwire_codegen::load_str("Fuzzed.json", text);
 });

@@ -3,7 +3,7 @@
 //! the same value.
 #![no_main]
 
-use kafka_wire_zk::parse;
+use kwire07_zk::parse;
 use libfuzzer_sys::fuzz_target;
 
 const PATHS: &[&str] = &[

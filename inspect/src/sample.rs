@@ -15,8 +15,8 @@
 
 use std::collections::HashMap;
 
-use kafka_wire_codegen::ir::{in_versions, DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
-use kafka_wire_runtime::wire::put_uvarlong_into;
+use kwire_codegen::ir::{in_versions, DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
+use kwire_runtime::wire::put_uvarlong_into;
 
 /// Which instance to write.
 pub enum Mode {
@@ -108,7 +108,7 @@ pub fn empty_record_batch() -> Vec<u8> {
     b.extend_from_slice(&[0; 2 + 4 + 8 + 8 + 8 + 2 + 4]); // attributes .. base sequence
     b.extend_from_slice(&0i32.to_be_bytes()); // record count
     debug_assert_eq!(b.len(), 61);
-    let crc = kafka_wire_records::crc32c(&b[21..]);
+    let crc = kwire_records::crc32c(&b[21..]);
     b[17..21].copy_from_slice(&crc.to_be_bytes());
     b
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::explain::html::{escape, page, section};
 use crate::explain::{api_name, explain, sample_bytes, Input, Schemas, Side, Style};
-use kafka_wire_codegen::ir::{versions_text, Field, FieldType, Message, MessageKind};
+use kwire_codegen::ir::{versions_text, Field, FieldType, Message, MessageKind};
 
 /// What `write` wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

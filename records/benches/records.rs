@@ -3,13 +3,13 @@
 //! compressed batch) and a plain memcpy + CRC-32C pass over the same bytes (the floor any
 //! decoder that checks the CRC must pay). Throughput counts uncompressed batch bytes.
 //!
-//! Run: `cargo bench -p kafka-wire-runtime --bench records`
+//! Run: `cargo bench -p kwire-runtime --bench records`
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use kafka_wire_records::compression::{compress, decompress};
-use kafka_wire_records::{Compression, ReadOptions, Records, RecordsExt, V2_HEADER_LEN};
+use kwire_records::compression::{compress, decompress};
+use kwire_records::{Compression, ReadOptions, Records, RecordsExt, V2_HEADER_LEN};
 
 #[path = "common/records_workload.rs"]
 mod workload;
@@ -29,7 +29,7 @@ fn benches(c: &mut Criterion) {
     bench_memcpy_crc32c_floor(&mut group, &plain);
 
     // Breakdown of the uncompressed decode: the checksum alone, and the parse alone.
-    group.bench_function("baseline/crc32c", |b| b.iter(|| black_box(kafka_wire_records::crc32c(black_box(&plain)))));
+    group.bench_function("baseline/crc32c", |b| b.iter(|| black_box(kwire_records::crc32c(black_box(&plain)))));
     let no_crc = ReadOptions { verify_crc: false, ..ReadOptions::default() };
     group.bench_function("decode-without-crc/none", |b| {
         b.iter(|| Records::from_bytes(plain.clone()).to_vec(no_crc).unwrap())

@@ -10,7 +10,7 @@ use super::record_v2::{
     check_count, parse_record, trailing_bytes, RecordContext, RecordRefs, MAX_RESERVED_RECORDS, MIN_RECORD_SIZE,
 };
 use super::ReadOptions;
-use kafka_wire_runtime::reader::SliceReader;
+use kwire_runtime::reader::SliceReader;
 
 /// Size of the batch header, from base offset through record count.
 pub const V2_HEADER_LEN: usize = 61;

@@ -9,7 +9,7 @@ use super::compression::{self, Compression};
 use super::error::BuildError;
 use super::legacy::LOG_OVERHEAD;
 use super::record::{EndTransactionMarker, Header, Record, NO_TIMESTAMP};
-use kafka_wire_runtime::wire::{put_uvarlong_into, varint_size, varlong_size, zigzag_encode_i32, zigzag_encode_i64};
+use kwire_runtime::wire::{put_uvarlong_into, varint_size, varlong_size, zigzag_encode_i32, zigzag_encode_i64};
 
 /// Appends a zig-zag varint (the runtime's encoder, into a `Vec`).
 fn put_varint(out: &mut Vec<u8>, value: i32) {

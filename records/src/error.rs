@@ -61,7 +61,7 @@ pub enum RecordsErrorKind {
     #[error("compression codec id {codec} is not valid for magic {magic}")]
     InvalidCodec { codec: u8, magic: i8 },
     /// The codec's cargo feature is off in this build.
-    #[error("{0} data, but this build of kafka-wire-records has no {0} (its cargo feature is off)")]
+    #[error("{0} data, but this build of kwire-records has no {0} (its cargo feature is off)")]
     CodecNotBuilt(Compression),
     /// The compressed payload could not be decompressed.
     #[error("{codec} decompression failed: {reason}")]
@@ -124,9 +124,9 @@ pub enum Malformation {
     InvalidControlRecord(&'static str),
 }
 
-impl From<kafka_wire_runtime::reader::ReadError> for Malformation {
-    fn from(e: kafka_wire_runtime::reader::ReadError) -> Self {
-        use kafka_wire_runtime::reader::ReadError;
+impl From<kwire_runtime::reader::ReadError> for Malformation {
+    fn from(e: kwire_runtime::reader::ReadError) -> Self {
+        use kwire_runtime::reader::ReadError;
         match e {
             ReadError::NotEnoughBytes { requested, available } => Malformation::NotEnoughBytes { requested, available },
             ReadError::VarintTooLong => Malformation::VarintTooLong,
@@ -154,7 +154,7 @@ pub enum BuildError {
     #[error("{what} of {len} bytes exceeds the maximum Kafka can encode")]
     TooLarge { what: &'static str, len: usize },
     /// The codec's cargo feature is off in this build.
-    #[error("{0} compression is not in this build of kafka-wire-records (its cargo feature is off)")]
+    #[error("{0} compression is not in this build of kwire-records (its cargo feature is off)")]
     CodecNotBuilt(Compression),
     /// Compression failed.
     #[error("{codec} compression failed: {reason}")]

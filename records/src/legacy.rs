@@ -11,7 +11,7 @@ use super::compression::{self, Compression};
 use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::{Record, TimestampType, NO_TIMESTAMP};
 use super::ReadOptions;
-use kafka_wire_runtime::reader::SliceReader;
+use kwire_runtime::reader::SliceReader;
 
 /// Offset and size fields in front of every message.
 pub const LOG_OVERHEAD: usize = 12;

@@ -16,7 +16,7 @@ mod legacy;
 mod record;
 mod record_v2;
 
-pub use kafka_wire_runtime::Records;
+pub use kwire_runtime::Records;
 
 pub use attributes::Attributes;
 pub use batch::{AllRecords, Batch, BatchRecords, Batches, ReadOptions};
@@ -33,7 +33,7 @@ use record_v2::MAX_RESERVED_RECORDS;
 
 /// Reading record data held in a [`Records`] field of a generated message.
 ///
-/// [`Records`] itself lives in `kafka-wire-runtime` as raw bytes, so generated messages need
+/// [`Records`] itself lives in `kwire-runtime` as raw bytes, so generated messages need
 /// no codec; this trait adds the reading this crate knows how to do.
 pub trait RecordsExt {
     /// The batches, lazily: headers only, no CRC check or decompression until asked.
@@ -109,3 +109,8 @@ pub struct Verified {
     /// The partial batch at the end, if the data stops inside one.
     pub truncated_tail: Option<RecordsError>,
 }
+
+/// This crate's README, whose samples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

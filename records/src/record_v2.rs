@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use super::error::{Malformation, RecordsError, RecordsErrorKind};
 use super::record::TimestampType;
-use kafka_wire_runtime::reader::SliceReader;
+use kwire_runtime::reader::SliceReader;
 
 /// The smallest record: length, attributes, timestamp and offset deltas, key and value lengths
 /// and header count, one byte each.

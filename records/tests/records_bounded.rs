@@ -4,10 +4,10 @@
 //! accept (the largest count, then the cheapest bytes) and measures the peak allocation.
 
 use bytes::Bytes;
-use kafka_wire_records::{
+use kwire_records::{
     crc32c, Batch, Compression, Malformation, ReadOptions, Records, RecordsErrorKind, RecordsExt, V2_HEADER_LEN,
 };
-use kafka_wire_test_support::alloc::{peak_during, Counting};
+use kwire_test_support::alloc::{peak_during, Counting};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -93,7 +93,7 @@ fn largest_accepted_record_count_reserves_little() {
 #[test]
 fn record_count_is_checked_against_decompressed_bytes() {
     let plain = vec![0u8; 1 << 20];
-    let compressed = kafka_wire_records::compression::compress(Compression::Gzip, 2, &plain).unwrap();
+    let compressed = kwire_records::compression::compress(Compression::Gzip, 2, &plain).unwrap();
     let accepted = (plain.len() / MIN_RECORD.len()) as i32;
     let gzip = Compression::Gzip.id() as i16;
     for (count, refused) in [(accepted, false), (accepted + 1, true)] {

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire_records::{
+use kwire_records::{
     Batch, BatchBuilder, BatchOptions, Compression, Header, ReadOptions, Record, Records, RecordsError,
     RecordsErrorKind, RecordsExt,
 };

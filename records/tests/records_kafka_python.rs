@@ -2,7 +2,7 @@
 //! decode here to what its own reader sees, our uncompressed encodings must match its bytes,
 //! and everything we build must decode in kafka-python to the same records.
 //!
-//! The interpreter comes from `KAFKA_WIRE_PYTHON`. Without it these tests fail when `CI` is
+//! The interpreter comes from `KWIRE_PYTHON`. Without it these tests fail when `CI` is
 //! set and are skipped (with a notice) otherwise.
 
 use std::io::Write;
@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use kafka_wire_records::{
+use kwire_records::{
     Batch, BatchBuilder, BatchOptions, Compression, Header, Record, Records, RecordsExt, TimestampType,
 };
 use serde_json::{json, Value};
@@ -21,13 +21,13 @@ fn script() -> PathBuf {
 }
 
 fn python() -> Option<PathBuf> {
-    match std::env::var_os("KAFKA_WIRE_PYTHON") {
+    match std::env::var_os("KWIRE_PYTHON") {
         Some(path) => Some(PathBuf::from(path)),
         None if std::env::var_os("CI").is_some() => {
-            panic!("KAFKA_WIRE_PYTHON is not set; CI must run the kafka-python cross-tests")
+            panic!("KWIRE_PYTHON is not set; CI must run the kafka-python cross-tests")
         }
         None => {
-            eprintln!("NOTICE: KAFKA_WIRE_PYTHON is not set; skipping kafka-python cross-tests");
+            eprintln!("NOTICE: KWIRE_PYTHON is not set; skipping kafka-python cross-tests");
             None
         }
     }

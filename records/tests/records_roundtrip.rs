@@ -2,7 +2,7 @@
 //! for every magic and every codec that magic allows.
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire_records::{
+use kwire_records::{
     Batch, BatchBuilder, BatchOptions, Compression, Header, ReadOptions, Record, Records, RecordsExt, TimestampType,
     NO_TIMESTAMP,
 };
@@ -192,7 +192,7 @@ proptest! {
 
 #[test]
 fn a_control_batch_round_trips_its_marker() {
-    use kafka_wire_records::{ControlRecordType, EndTransactionMarker};
+    use kwire_records::{ControlRecordType, EndTransactionMarker};
     for kind in [ControlRecordType::Commit, ControlRecordType::Abort] {
         let options = BatchOptions {
             control: true,
@@ -214,7 +214,7 @@ fn a_control_batch_round_trips_its_marker() {
 
 #[test]
 fn control_and_headers_need_magic_2_and_zstd_needs_magic_2() {
-    use kafka_wire_records::BuildError;
+    use kwire_records::BuildError;
     for magic in [0, 1] {
         let control = BatchOptions { magic, control: true, ..BatchOptions::default() };
         assert_eq!(BatchBuilder::new(control).unwrap_err(), BuildError::ControlNeedsMagic2);

@@ -2,8 +2,8 @@
 //! what we write, libzstd reads; what libzstd writes at Kafka's level 3 (what Kafka's Java
 //! clients send, through zstd-jni), we read, whichever engine this build uses.
 
-use kafka_wire_records::compression::{compress, decompress};
-use kafka_wire_records::Compression;
+use kwire_records::compression::{compress, decompress};
+use kwire_records::Compression;
 
 fn samples() -> Vec<Vec<u8>> {
     let text: Vec<u8> = (0..50_000u32).flat_map(|i| format!("record {i} of a batch; ").into_bytes()).collect();

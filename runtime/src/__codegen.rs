@@ -1,5 +1,5 @@
 //! Everything generated code names, in one place. Not a stable API: only for code that
-//! `kafka-wire-codegen` emits, which always refers to items as `<runtime>::__codegen::…`.
+//! `kwire-codegen` emits, which always refers to items as `<runtime>::__codegen::…`.
 
 use std::{collections::btree_map, iter::Peekable};
 

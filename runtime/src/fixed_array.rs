@@ -84,7 +84,7 @@ impl Fixed for Uuid {
 /// an iterator.
 ///
 /// ```
-/// use kafka_wire_runtime::FixedArray;
+/// use kwire_runtime::FixedArray;
 /// let replicas: FixedArray<i32> = vec![1, 2, 3].into();
 /// assert_eq!(replicas.len(), 3);
 /// assert_eq!(replicas.iter().max(), Some(3));

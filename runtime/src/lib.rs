@@ -1,6 +1,6 @@
-//! Runtime for kafka-wire: the wire primitives and traits that generated Kafka messages call,
-//! and nothing else. Record batches and their codecs are `kafka-wire-records`; Kafka 0.7's
-//! protocol and log are `kafka-wire-07`; ZooKeeper data is `kafka-wire-zk`.
+//! Runtime for kwire: the wire primitives and traits that generated Kafka messages call,
+//! and nothing else. Record batches and their codecs are `kwire-records`; Kafka 0.7's
+//! protocol and log are `kwire07-protocol`; ZooKeeper data is `kwire07-zk`.
 // No unsafe code except one audited line: `StrBytes::as_str` skips re-checking UTF-8 that its
 // constructors already checked.
 #![deny(unsafe_code)]
@@ -40,3 +40,8 @@ pub use traits::{Decode, Encode, Message, Request, Response};
 pub use uuid::Uuid;
 pub use version::VersionRange;
 pub use writer::Writer;
+
+/// This crate's README, whose samples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

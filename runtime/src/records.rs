@@ -1,11 +1,11 @@
-//! `records` fields as raw bytes. Reading and building batches is `kafka-wire-records`' job, so
+//! `records` fields as raw bytes. Reading and building batches is `kwire-records`' job, so
 //! that generated messages compile without any compression codec.
 
 use bytes::Bytes;
 
 /// The raw bytes of a `records` field, shared with the buffer they were decoded from.
 ///
-/// `kafka_wire_records::RecordsExt` reads the batches and records inside.
+/// `kwire_records::RecordsExt` reads the batches and records inside.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Records {
     bytes: Bytes,

@@ -7,10 +7,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use kafka_wire_codegen::{kafka_jars_dir, DEFAULT_KAFKA_RELEASE as RELEASE};
-use kafka_wire_runtime::ErrorCode;
+use kwire_codegen::{kafka_jars_dir, DEFAULT_KAFKA_RELEASE as RELEASE};
+use kwire_runtime::ErrorCode;
 const TABLE: &str = "src/error_code/table.rs";
-const REGENERATE: &str = "UPDATE_ERROR_CODES=1 cargo test -p kafka-wire-runtime --test error_code_table";
+const REGENERATE: &str = "UPDATE_ERROR_CODES=1 cargo test -p kwire-runtime --test error_code_table";
 
 /// `ErrorList`'s output: Kafka's codes as tab-separated lines under a header. `None` (the test
 /// skips, except under CI) when `scripts/kafka-release` has not fetched the jars.
@@ -19,7 +19,7 @@ fn kafka_list() -> Option<String> {
     let classes = workspace.join("target/kafka-java/classes");
     let jars = kafka_jars_dir(&workspace);
     let clients = jars.join(RELEASE).join(format!("kafka-clients-{RELEASE}.jar"));
-    if !classes.join("dev/kafkawire/oracle/ErrorList.class").is_file() || !clients.is_file() {
+    if !classes.join("dev/kwire/oracle/ErrorList.class").is_file() || !clients.is_file() {
         assert!(
             std::env::var_os("CI").is_none(),
             "{} or {} missing: run scripts/kafka-release",
@@ -31,7 +31,7 @@ fn kafka_list() -> Option<String> {
     }
     let class_path = format!("{}:{}/*", classes.display(), jars.join(RELEASE).display());
     let run =
-        Command::new("java").args(["-cp", &class_path, "dev.kafkawire.oracle.ErrorList"]).output().expect("java runs");
+        Command::new("java").args(["-cp", &class_path, "dev.kwire.oracle.ErrorList"]).output().expect("java runs");
     assert!(run.status.success(), "ErrorList: {}", String::from_utf8_lossy(&run.stderr));
     Some(String::from_utf8(run.stdout).expect("UTF-8"))
 }

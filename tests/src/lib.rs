@@ -8,10 +8,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire_codegen::source::SchemaFile;
-use kafka_wire_runtime::Message;
+use kwire_codegen::source::SchemaFile;
+use kwire_runtime::Message;
 
-pub use kafka_wire_inspect::sample;
+pub use kwire_inspect::sample;
+
+/// The workspace README's code samples, compiled and run as this crate's doc tests
+/// (`cargo test -p kwire-tests --doc`).
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 /// Generated code for each schema set of `tests/build.rs` but Kafka's messages (the root package's).
 pub mod corpus {
@@ -28,7 +34,7 @@ pub struct Ops {
     pub decode: fn(&[u8], i16) -> Result<(), String>,
     /// Decode only, from bytes the value may share (nothing copied), reporting the error
     /// itself; the value is dropped before it returns.
-    pub decode_shared: fn(Bytes, i16) -> Result<(), kafka_wire_runtime::DecodeError>,
+    pub decode_shared: fn(Bytes, i16) -> Result<(), kwire_runtime::DecodeError>,
     /// Decode, then Kafka-style JSON both ways: message → JSON → message gives the same
     /// message, JSON → message → JSON the same JSON, and the message re-encodes to the bytes.
     /// Returns the JSON text.
@@ -54,10 +60,10 @@ pub struct Entry {
 
 impl Entry {
     /// Loads this schema's IR (what the sample encoder walks).
-    pub fn load(&self) -> kafka_wire_codegen::ir::Message {
+    pub fn load(&self) -> kwire_codegen::ir::Message {
         let files = schema_files(self.dir);
         let file = files.iter().find(|f| f.name == self.file).expect("the table's schema is in its source");
-        kafka_wire_codegen::load_str(self.file, &file.text).unwrap_or_else(|e| panic!("{e}"))
+        kwire_codegen::load_str(self.file, &file.text).unwrap_or_else(|e| panic!("{e}"))
     }
 }
 
@@ -67,13 +73,13 @@ fn schema_files(source: &'static str) -> Arc<Vec<SchemaFile>> {
     static READ: Mutex<BTreeMap<&'static str, Arc<Vec<SchemaFile>>>> = Mutex::new(BTreeMap::new());
     let mut read = READ.lock().unwrap_or_else(|e| e.into_inner());
     let files = read.entry(source).or_insert_with(|| {
-        Arc::new(kafka_wire_codegen::source::read_schemas(Path::new(source)).unwrap_or_else(|e| panic!("{e}")))
+        Arc::new(kwire_codegen::source::read_schemas(Path::new(source)).unwrap_or_else(|e| panic!("{e}")))
     });
     Arc::clone(files)
 }
 
 /// The `Ops` for a generated type.
-pub const fn ops<T: Message + Debug + kafka_wire_runtime::json::Json>() -> Ops {
+pub const fn ops<T: Message + Debug + kwire_runtime::json::Json>() -> Ops {
     Ops {
         roundtrip: roundtrip::<T>,
         decode: decode::<T>,
@@ -83,17 +89,14 @@ pub const fn ops<T: Message + Debug + kafka_wire_runtime::json::Json>() -> Ops {
     }
 }
 
-fn decoded_json<T: Message + kafka_wire_runtime::json::Json>(
-    bytes: &[u8],
-    version: i16,
-) -> Result<DecodedJson, String> {
+fn decoded_json<T: Message + kwire_runtime::json::Json>(bytes: &[u8], version: i16) -> Result<DecodedJson, String> {
     let mut input = Bytes::copy_from_slice(bytes);
     let value = T::decode(&mut input, version).map_err(|e| format!("decode: {e}"))?;
     let json = value.to_json(version).map_err(|e| format!("to_json: {e}"))?;
     Ok((json, bytes.len() - input.len()))
 }
 
-fn json_roundtrip<T: Message + Debug + kafka_wire_runtime::json::Json>(
+fn json_roundtrip<T: Message + Debug + kwire_runtime::json::Json>(
     bytes: &[u8],
     version: i16,
 ) -> Result<String, String> {
@@ -160,7 +163,7 @@ fn decode<T: Message + Debug>(bytes: &[u8], version: i16) -> Result<(), String> 
     T::decode(&mut Bytes::copy_from_slice(bytes), version).map(|_| ()).map_err(|e| e.to_string())
 }
 
-fn decode_shared<T: Message>(mut bytes: Bytes, version: i16) -> Result<(), kafka_wire_runtime::DecodeError> {
+fn decode_shared<T: Message>(mut bytes: Bytes, version: i16) -> Result<(), kwire_runtime::DecodeError> {
     T::decode(&mut bytes, version).map(drop)
 }
 

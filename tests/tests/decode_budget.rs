@@ -5,15 +5,15 @@
 //! response of a cluster with one replica per partition 4.6×.
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::metadata_response::{
+use kwire::messages::metadata_response::{
     MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
-use kafka_wire::messages::offset_commit_request::{
+use kwire::messages::offset_commit_request::{
     OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
 };
-use kafka_wire::messages::produce_response::{PartitionProduceResponse, ProduceResponse, TopicProduceResponse};
-use kafka_wire::{BrokerId, Message, StrBytes, TopicName, Uuid};
-use kafka_wire_test_support::alloc::{peak_during, Counting};
+use kwire::messages::produce_response::{PartitionProduceResponse, ProduceResponse, TopicProduceResponse};
+use kwire::{BrokerId, Message, StrBytes, TopicName, Uuid};
+use kwire_test_support::alloc::{peak_during, Counting};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;

@@ -1,9 +1,9 @@
 //! Decoders never allocate from a length they have not checked against the input: whatever
 //! the bytes claim, peak allocation while decoding stays proportional to the input size.
 
-use kafka_wire_test_support::alloc::{peak_during, Counting};
-use kafka_wire_tests::sample::Rng;
-use kafka_wire_tests::SCHEMAS;
+use kwire_test_support::alloc::{peak_during, Counting};
+use kwire_tests::sample::Rng;
+use kwire_tests::SCHEMAS;
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;

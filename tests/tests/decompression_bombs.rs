@@ -4,12 +4,12 @@
 
 use std::io::Write;
 
-use kafka_wire_test_support::alloc::{peak_during, Counting};
+use kwire_test_support::alloc::{peak_during, Counting};
 
-use kafka_wire_07::compression::decompress as legacy_decompress;
-use kafka_wire_07::Codec;
-use kafka_wire_records::compression::decompress;
-use kafka_wire_records::Compression;
+use kwire07_protocol::compression::decompress as legacy_decompress;
+use kwire07_protocol::Codec;
+use kwire_records::compression::decompress;
+use kwire_records::Compression;
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -78,7 +78,7 @@ fn real_output_still_decodes_at_full_size() {
     peak_during(|| {
         let data = vec![7u8; 3 << 20];
         for codec in [Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
-            let compressed = kafka_wire_records::compression::compress(codec, 2, &data).unwrap();
+            let compressed = kwire_records::compression::compress(codec, 2, &data).unwrap();
             assert_eq!(decompress(codec, 2, &compressed, LIMIT).unwrap(), data, "{codec:?}");
         }
     });
@@ -89,9 +89,9 @@ fn real_output_still_decodes_at_full_size() {
 /// batch, not eight.
 #[test]
 fn streaming_batches_bounds_memory_by_one_batch() {
-    use kafka_wire_records::RecordsExt;
-    use kafka_wire_records::{BatchBuilder, BatchOptions, ReadOptions};
-    use kafka_wire_runtime::Records;
+    use kwire_records::RecordsExt;
+    use kwire_records::{BatchBuilder, BatchOptions, ReadOptions};
+    use kwire_runtime::Records;
 
     let (records, _) = peak_during(|| {
         let value = vec![0u8; 8 << 20];

@@ -3,10 +3,10 @@
 //! corpus, every version: the fields the layout lists, in its order and with its length form
 //! (compact or classic), are the fields explain finds in the smallest legal instance.
 
-use kafka_wire_inspect::diff::layout::{layout, Element};
-use kafka_wire_inspect::explain::{explain_body, Node, Style};
-use kafka_wire_tests::sample::{self, Mode};
-use kafka_wire_tests::SCHEMAS;
+use kwire_inspect::diff::layout::{layout, Element};
+use kwire_inspect::explain::{explain_body, Node, Style};
+use kwire_tests::sample::{self, Mode};
+use kwire_tests::SCHEMAS;
 
 /// Nodes explain adds that are not fields: lengths, the tagged section, presence markers.
 fn is_field(node: &Node) -> bool {

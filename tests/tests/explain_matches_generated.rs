@@ -3,9 +3,9 @@
 //! nulls, tagged fields and unknown tags) it must read the same field values as the generated
 //! code (compared through Kafka-style JSON) and use the same number of bytes.
 
-use kafka_wire_inspect::explain::{explain_body, Style};
-use kafka_wire_tests::sample::{self, Mode, Rng};
-use kafka_wire_tests::SCHEMAS;
+use kwire_inspect::explain::{explain_body, Style};
+use kwire_tests::sample::{self, Mode, Rng};
+use kwire_tests::SCHEMAS;
 
 #[test]
 fn interpreter_reads_what_generated_code_reads() {
@@ -60,6 +60,6 @@ fn interpreter_reads_what_generated_code_reads() {
     assert!(with_tags > checked / 20, "only {with_tags} instances carried tagged values");
 }
 
-fn render_has_tags(node: &kafka_wire_inspect::explain::Node) -> bool {
+fn render_has_tags(node: &kwire_inspect::explain::Node) -> bool {
     (node.label == "tagged_fields" && node.value.as_deref() != Some("0")) || node.children.iter().any(render_has_tags)
 }

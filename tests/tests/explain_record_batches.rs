@@ -4,11 +4,11 @@
 //! and shows each record, with offsets into the decompressed data.
 
 use bytes::BytesMut;
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{ProduceRequest, RequestFrame};
-use kafka_wire::Records;
-use kafka_wire_inspect::explain::{explain, Input, Schemas, Side, Style};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
+use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kwire::messages::{ProduceRequest, RequestFrame};
+use kwire::Records;
+use kwire_inspect::explain::{explain, Input, Schemas, Side, Style};
+use kwire_records::{BatchBuilder, BatchOptions, Compression};
 
 fn batch(magic: i8, codec: Compression) -> bytes::Bytes {
     let mut b = BatchBuilder::new(BatchOptions::new(magic, codec)).unwrap();
@@ -39,9 +39,8 @@ fn produce_frame(records: bytes::Bytes, version: i16) -> Vec<u8> {
 }
 
 fn explained(frame: &[u8]) -> String {
-    let dir =
-        kafka_wire_codegen::locate_kafka_schemas(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
-            .unwrap();
+    let dir = kwire_codegen::locate_kafka_schemas(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
+        .unwrap();
     let schemas = Schemas::load(&[dir]).unwrap();
     let input =
         Input { side: Side::Request, api: None, version: None, frame: true, bytes: frame, style: Style::default() };

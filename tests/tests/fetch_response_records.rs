@@ -2,12 +2,12 @@
 //! fields as record batches, without copying the record data.
 
 use bytes::BytesMut;
-use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{FetchResponse, ProduceRequest};
-use kafka_wire_records::RecordsExt;
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, Header};
-use kafka_wire_runtime::{Decode, Encode, Records};
+use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kwire::messages::{FetchResponse, ProduceRequest};
+use kwire_records::RecordsExt;
+use kwire_records::{BatchBuilder, BatchOptions, Compression, Header};
+use kwire_runtime::{Decode, Encode, Records};
 
 fn batch(base_offset: i64, compression: Compression, values: &[&str]) -> bytes::Bytes {
     let mut options = BatchOptions::new(2, compression);

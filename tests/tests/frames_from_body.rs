@@ -2,10 +2,10 @@
 //! hand-built header that names another API is refused on encode.
 
 use bytes::BytesMut;
-use kafka_wire::messages::{
+use kwire::messages::{
     ApiKey, ApiVersionsRequest, FetchRequest, MetadataResponse, RequestFrame, RequestHeader, RequestKind, ResponseFrame,
 };
-use kafka_wire_runtime::EncodeErrorKind;
+use kwire_runtime::EncodeErrorKind;
 
 #[test]
 fn new_takes_the_api_key_from_the_body() {

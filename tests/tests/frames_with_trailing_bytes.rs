@@ -2,8 +2,8 @@
 //! them, `decode_with_trailing` accepts them as Kafka's broker does and says how many there were.
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::{ApiKey, MetadataRequest, RequestFrame, RequestKind, ResponseFrame};
-use kafka_wire_runtime::DecodeErrorKind;
+use kwire::messages::{ApiKey, MetadataRequest, RequestFrame, RequestKind, ResponseFrame};
+use kwire_runtime::DecodeErrorKind;
 
 /// librdkafka 2.16's (confluent-kafka's) Metadata v12 request for all topics: 3 bytes follow
 /// the body (a known librdkafka bug).
@@ -42,7 +42,7 @@ fn lenient_decoding_accepts_and_reports_them() {
 #[test]
 fn a_well_formed_frame_has_no_trailing_bytes() {
     let frame = RequestFrame {
-        header: kafka_wire::messages::RequestHeader {
+        header: kwire::messages::RequestHeader {
             request_api_key: ApiKey::Metadata.key(),
             request_api_version: 12,
             ..Default::default()
@@ -58,10 +58,8 @@ fn a_well_formed_frame_has_no_trailing_bytes() {
 
 #[test]
 fn responses_have_the_same_two_modes() {
-    let response = ResponseFrame {
-        header: Default::default(),
-        body: kafka_wire::messages::ResponseKind::Metadata(Default::default()),
-    };
+    let response =
+        ResponseFrame { header: Default::default(), body: kwire::messages::ResponseKind::Metadata(Default::default()) };
     let mut buf = BytesMut::new();
     response.encode(&mut buf, 12).unwrap();
     buf.extend_from_slice(&[0, 0]);

@@ -4,13 +4,13 @@
 
 use std::path::PathBuf;
 
-use kafka_wire_codegen::{config::cli_command, Config};
+use kwire_codegen::{config::cli_command, Config};
 
 #[test]
 fn generated_crate_matches_schemas() {
-    let root = kafka_wire_tests::workspace_root();
+    let root = kwire_tests::workspace_root();
     let (schemas, out) = (PathBuf::from("schemas"), PathBuf::from("generated/src/messages"));
-    let command = cli_command(std::slice::from_ref(&schemas), &out, "::kafka_wire_runtime", &[]);
+    let command = cli_command(std::slice::from_ref(&schemas), &out, "::kwire_runtime", &[]);
     let mut config = Config::new();
     // The project's own schemas are new authoring: no legacy allowance.
     config.schema_dir(root.join(&schemas)).out_dir(root.join(&out)).regenerate_command(&command).strict(true);
@@ -20,7 +20,7 @@ fn generated_crate_matches_schemas() {
             panic!("{stale}\n\nThe files were regenerated; review and commit them.");
         }
         panic!(
-            "{stale}\n\nNOTE: run `cargo run -p kafka-wire-codegen-cli -- generate` (or, installed, `{command}`) \
+            "{stale}\n\nNOTE: run `cargo run -p kwire-codegen-cli -- generate` (or, installed, `{command}`) \
              in the workspace root and commit the updated files."
         );
     }

@@ -13,7 +13,7 @@
 //! message and version must equal kafka-python's, and decode in kafka-python to exactly that
 //! instance.
 //!
-//! The interpreter comes from `KAFKA_WIRE_PYTHON` (a python3 with kafka-python installed,
+//! The interpreter comes from `KWIRE_PYTHON` (a python3 with kafka-python installed,
 //! as `.ci/run` sets up). Without it the tests fail under `CI` and are skipped elsewhere.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -22,9 +22,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::{ApiKey, RequestFrame, RequestKind, ResponseFrame, ResponseKind};
-use kafka_wire_codegen::ir::Message;
-use kafka_wire_tests::sample::{self, Mode};
+use kwire::messages::{ApiKey, RequestFrame, RequestKind, ResponseFrame, ResponseKind};
+use kwire_codegen::ir::Message;
+use kwire_tests::sample::{self, Mode};
 use serde_json::Value;
 
 /// Floors on what the golden run covers, so a broken script or a shrinking kafka-python
@@ -46,13 +46,13 @@ const SOURCE_OLD: &str = "kafka.protocol.old";
 
 /// The python interpreter to use, or `None` (after a notice) when the test should be skipped.
 fn python() -> Option<PathBuf> {
-    match std::env::var_os("KAFKA_WIRE_PYTHON") {
+    match std::env::var_os("KWIRE_PYTHON") {
         Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
         _ => {
             if std::env::var_os("CI").is_some() {
-                panic!("KAFKA_WIRE_PYTHON must name a python3 with kafka-python installed when CI is set");
+                panic!("KWIRE_PYTHON must name a python3 with kafka-python installed when CI is set");
             }
-            eprintln!("notice: KAFKA_WIRE_PYTHON is not set; skipping the kafka-python golden tests");
+            eprintln!("notice: KWIRE_PYTHON is not set; skipping the kafka-python golden tests");
             None
         }
     }
@@ -402,7 +402,7 @@ fn our_minimal_encoding(
 ) -> Result<Vec<u8>, String> {
     let name = format!("{}{}", api.name(), if kind == Kind::Request { "Request" } else { "Response" });
     if !schemas.contains_key(&name) {
-        let entry = kafka_wire_tests::SCHEMAS
+        let entry = kwire_tests::SCHEMAS
             .iter()
             .find(|e| e.set == "message" && e.name == name)
             .ok_or_else(|| format!("no schema named {name} in the corpus table"))?;

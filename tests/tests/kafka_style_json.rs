@@ -1,11 +1,11 @@
 //! Kafka-style JSON on the generated messages: names, order, which fields each version
 //! writes, base64 bytes and records, Kafka's uuid text, and errors that name the field.
 
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-use kafka_wire::messages::metadata_response::MetadataResponseTopic;
-use kafka_wire::messages::{ApiVersionsResponse, FetchResponse, MetadataResponse};
-use kafka_wire::{Bytes, ErrorCode, Json, Records, Uuid};
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+use kwire::messages::metadata_response::MetadataResponseTopic;
+use kwire::messages::{ApiVersionsResponse, FetchResponse, MetadataResponse};
+use kwire::{Bytes, ErrorCode, Json, Records, Uuid};
 use serde_json::json;
 
 fn api_versions() -> ApiVersionsResponse {

@@ -2,11 +2,11 @@
 //! nullable structs, common structs, defaults and Kafka's version rules, on typed values.
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::{BrokerRegistrationRequest, FetchResponse};
-use kafka_wire_runtime::{Decode, DecodeErrorKind, Encode, EncodeErrorKind, StrBytes, Uuid};
-use kafka_wire_tests::corpus::test::nullable_struct_message::{MyStruct, MyStruct2, MyStruct3, NullableStructMessage};
-use kafka_wire_tests::corpus::test::simple_example_message::{SimpleExampleMessage, TaggedStruct};
-use kafka_wire_tests::corpus::test::simple_records_message::SimpleRecordsMessage;
+use kwire::messages::{BrokerRegistrationRequest, FetchResponse};
+use kwire_runtime::{Decode, DecodeErrorKind, Encode, EncodeErrorKind, StrBytes, Uuid};
+use kwire_tests::corpus::test::nullable_struct_message::{MyStruct, MyStruct2, MyStruct3, NullableStructMessage};
+use kwire_tests::corpus::test::simple_example_message::{SimpleExampleMessage, TaggedStruct};
+use kwire_tests::corpus::test::simple_records_message::SimpleRecordsMessage;
 
 fn encode<T: Encode>(value: &T, version: i16) -> Bytes {
     let mut buf = BytesMut::new();
@@ -159,11 +159,11 @@ fn nullable_structs() {
 
 #[test]
 fn records_fields_are_zero_copy_records() {
-    let batch = Bytes::from(kafka_wire_tests::sample::empty_record_batch());
+    let batch = Bytes::from(kwire_tests::sample::empty_record_batch());
     assert_eq!(batch.len(), 61, "seed 001's empty RecordBatch v2 is 61 bytes");
     let m = SimpleRecordsMessage {
         topic: "t".into(),
-        record_set: Some(kafka_wire_runtime::Records::from_bytes(batch.clone())),
+        record_set: Some(kwire_runtime::Records::from_bytes(batch.clone())),
         ..Default::default()
     };
     for v in 0..=1 {

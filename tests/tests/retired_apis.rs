@@ -3,8 +3,8 @@
 //! nothing decodes as them.
 
 use bytes::{BufMut, Bytes, BytesMut};
-use kafka_wire_runtime::DecodeErrorKind;
-use kafka_wire_tests::corpus::retired_4x::{ApiKey, RequestFrame, RequestKind, ResponseKind};
+use kwire_runtime::DecodeErrorKind;
+use kwire_tests::corpus::retired_4x::{ApiKey, RequestFrame, RequestKind, ResponseKind};
 
 #[test]
 fn retired_keys_are_known_and_have_no_versions() {

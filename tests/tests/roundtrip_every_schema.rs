@@ -4,11 +4,11 @@
 
 use std::collections::BTreeSet;
 
-use kafka_wire_tests::sample::{self, Mode, Rng};
-use kafka_wire_tests::SCHEMAS;
+use kwire_tests::sample::{self, Mode, Rng};
+use kwire_tests::SCHEMAS;
 use proptest::prelude::*;
 
-fn versions(msg: &kafka_wire_codegen::ir::Message) -> impl Iterator<Item = i16> {
+fn versions(msg: &kwire_codegen::ir::Message) -> impl Iterator<Item = i16> {
     msg.valid_versions.min..=msg.valid_versions.max
 }
 

@@ -2,12 +2,10 @@
 //! and the response v4 (header v1) exactly 24, byte for byte as the seed lays them out.
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::{
-    ApiKey, RequestFrame, RequestHeader, RequestKind, ResponseFrame, ResponseHeader, ResponseKind,
-};
-use kafka_wire_generated::broker_registration_request::{Feature, Listener};
-use kafka_wire_generated::{BrokerRegistrationRequest, BrokerRegistrationResponse};
-use kafka_wire_runtime::{Decode, Encode, StrBytes, Uuid};
+use kwire::messages::{ApiKey, RequestFrame, RequestHeader, RequestKind, ResponseFrame, ResponseHeader, ResponseKind};
+use kwire07_admin_messages::broker_registration_request::{Feature, Listener};
+use kwire07_admin_messages::{BrokerRegistrationRequest, BrokerRegistrationResponse};
+use kwire_runtime::{Decode, Encode, StrBytes, Uuid};
 
 const REQUEST_HEX: &str = concat!(
     "0000004b003e00040000000000000000",
@@ -29,7 +27,7 @@ const RESPONSE_HEX: &str = concat!(
 
 fn request_body() -> BrokerRegistrationRequest {
     BrokerRegistrationRequest {
-        broker_id: kafka_wire::BrokerId(0),
+        broker_id: kwire::BrokerId(0),
         cluster_id: StrBytes::from_static_str(""),
         incarnation_id: Uuid::nil(),
         listeners: vec![Listener::default()],
@@ -78,7 +76,7 @@ fn request_is_the_seeds_79_bytes() {
 #[test]
 fn request_frame_from_kafkas_own_schema_matches_the_project_schema() {
     // The same message generated from Kafka's corpus (root package) frames to the same bytes.
-    let body = kafka_wire::messages::BrokerRegistrationRequest {
+    let body = kwire::messages::BrokerRegistrationRequest {
         listeners: vec![Default::default()],
         features: vec![Default::default()],
         log_dirs: vec![Uuid::nil()].into(),
@@ -98,7 +96,7 @@ fn response_is_the_seeds_24_bytes() {
     assert_eq!(ApiKey::BrokerRegistration.response_header_version(4), 1);
     let body = BrokerRegistrationResponse {
         throttle_time_ms: 0,
-        error_code: kafka_wire::ErrorCode::NONE,
+        error_code: kwire::ErrorCode::NONE,
         broker_epoch: 0,
         ..Default::default()
     };
@@ -122,9 +120,8 @@ fn response_is_the_seeds_24_bytes() {
 fn the_ir_driven_sample_encoder_agrees_with_the_seed() {
     // The independent, IR-driven encoder writes the same 64-byte body for the minimal instance.
     let text =
-        std::fs::read_to_string(kafka_wire_tests::workspace_root().join("schemas/BrokerRegistrationRequest.json"))
-            .unwrap();
-    let msg = kafka_wire_codegen::load_str("BrokerRegistrationRequest.json", &text).unwrap();
-    let body = kafka_wire_tests::sample::encode(&msg, 4, kafka_wire_tests::sample::Mode::Minimal);
+        std::fs::read_to_string(kwire_tests::workspace_root().join("schemas/BrokerRegistrationRequest.json")).unwrap();
+    let msg = kwire_codegen::load_str("BrokerRegistrationRequest.json", &text).unwrap();
+    let body = kwire_tests::sample::encode(&msg, 4, kwire_tests::sample::Mode::Minimal);
     assert_eq!(hex::encode(body), &REQUEST_HEX[30..]);
 }

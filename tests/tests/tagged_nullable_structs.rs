@@ -3,9 +3,9 @@
 //! as Kafka's generated Java code writes them.
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire_runtime::{Decode, Encode, StrBytes};
-use kafka_wire_tests::corpus::group_coordinator::consumer_group_member_metadata_value::ConsumerGroupMemberMetadataValue;
-use kafka_wire_tests::corpus::test::nullable_struct_message::{MyStruct4, NullableStructMessage};
+use kwire_runtime::{Decode, Encode, StrBytes};
+use kwire_tests::corpus::group_coordinator::consumer_group_member_metadata_value::ConsumerGroupMemberMetadataValue;
+use kwire_tests::corpus::test::nullable_struct_message::{MyStruct4, NullableStructMessage};
 
 fn decode_and_reencode<T: Decode + Encode + std::fmt::Debug>(hex_bytes: &str, version: i16) -> T {
     let bytes = hex::decode(hex_bytes).unwrap();

@@ -4,11 +4,9 @@
 
 use std::collections::HashMap;
 
-use kafka_wire::messages::metadata_response::{
-    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
-};
-use kafka_wire::messages::{FetchRequest, MetadataResponse};
-use kafka_wire::{BrokerId, Decode, Encode, ErrorCode, KeyedSlice, ProducerId, TopicName};
+use kwire::messages::metadata_response::{MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic};
+use kwire::messages::{FetchRequest, MetadataResponse};
+use kwire::{BrokerId, Decode, Encode, ErrorCode, KeyedSlice, ProducerId, TopicName};
 
 fn metadata() -> MetadataResponse {
     let topic = |name: &str, error: ErrorCode| MetadataResponseTopic {
@@ -110,15 +108,15 @@ fn ids_work_as_map_keys_and_print_as_their_values() {
     // Zero-cost: each is the wire value's size.
     assert_eq!(size_of::<BrokerId>(), 4);
     assert_eq!(size_of::<ErrorCode>(), 2);
-    assert_eq!(size_of::<TopicName>(), size_of::<kafka_wire::StrBytes>());
+    assert_eq!(size_of::<TopicName>(), size_of::<kwire::StrBytes>());
 }
 
 #[test]
 fn typed_and_plain_generations_write_the_same_bytes() {
-    use kafka_wire_tests::corpus::release_3_7_2 as plain;
+    use kwire_tests::corpus::release_3_7_2 as plain;
     // The same message in both modes: plain fields are bare integers and strings.
-    let typed = kafka_wire::messages::MetadataRequest {
-        topics: Some(vec![kafka_wire::messages::metadata_request::MetadataRequestTopic {
+    let typed = kwire::messages::MetadataRequest {
+        topics: Some(vec![kwire::messages::metadata_request::MetadataRequestTopic {
             name: Some("orders".into()),
             ..Default::default()
         }]),
@@ -126,7 +124,7 @@ fn typed_and_plain_generations_write_the_same_bytes() {
     };
     let bare = plain::MetadataRequest {
         topics: Some(vec![plain::metadata_request::MetadataRequestTopic {
-            name: Some(kafka_wire::StrBytes::from("orders")),
+            name: Some(kwire::StrBytes::from("orders")),
             ..Default::default()
         }]),
         ..Default::default()

@@ -2,13 +2,13 @@
 //! in it are the message's own buffers, not copies; frames too.
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{
+use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kwire::messages::{
     ApiKey, FetchResponse, ProduceRequest, RequestFrame, RequestHeader, ResponseFrame, ResponseHeader,
 };
-use kafka_wire_runtime::writer::DEFAULT_SHARE_FROM;
-use kafka_wire_runtime::{Encode, Records};
+use kwire_runtime::writer::DEFAULT_SHARE_FROM;
+use kwire_runtime::{Encode, Records};
 
 /// Record-like data of `len` bytes, distinct per seed.
 fn data(len: usize, seed: u8) -> Bytes {

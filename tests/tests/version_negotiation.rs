@@ -1,14 +1,14 @@
 //! Version negotiation: `VersionRange::intersect`, `ApiKey::negotiate` and
 //! `NegotiatedVersions` over the `ApiVersionsResponse` of a real broker (tansu 0.6, through
-//! `kafka-wire-connection`), whose negotiated versions are then used for real requests.
+//! `kwire-connection`), whose negotiated versions are then used for real requests.
 
-use kafka_wire::messages::{
+use kwire::messages::{
     api_versions_response::ApiVersion, ApiKey, ApiVersionsRequest, ApiVersionsResponse, MetadataRequest,
     NegotiatedVersions,
 };
-use kafka_wire_connection::{Client, ClientConfig};
-use kafka_wire_runtime::VersionRange;
-use kafka_wire_test_support::Tansu;
+use kwire_connection::{Client, ClientConfig};
+use kwire_runtime::VersionRange;
+use kwire_test_support::Tansu;
 
 #[test]
 fn ranges_intersect_where_they_overlap() {
@@ -39,7 +39,7 @@ fn an_unstable_latest_version_is_not_offered() {
     assert_eq!(offered, VersionRange::new(valid.min, valid.max - 1));
     assert_eq!(ApiKey::InitProducerId.negotiate(VersionRange::new(0, valid.max)), Some(valid.max - 1));
     // An API whose only version is unstable is not offered at all: ConsumerGroupDescribe in 3.7.
-    use kafka_wire_tests::corpus::release_3_7_2::ApiKey as ApiKey37;
+    use kwire_tests::corpus::release_3_7_2::ApiKey as ApiKey37;
     let describe = ApiKey37::ConsumerGroupDescribe.valid_versions().unwrap();
     assert_eq!(describe.min, describe.max, "ConsumerGroupDescribe has one (unstable) version in Kafka 3.7");
     assert_eq!(ApiKey37::ConsumerGroupDescribe.supported_versions(), None);
@@ -76,7 +76,7 @@ fn the_helper_covers_a_whole_response() {
 #[tokio::test]
 async fn negotiation_against_tansu() {
     let Some(tansu) = Tansu::start_or_skip() else { return };
-    let config = ClientConfig { software_name: "kafka-wire-tests".into(), ..ClientConfig::default() };
+    let config = ClientConfig { software_name: "kwire-tests".into(), ..ClientConfig::default() };
     let client = Client::connect(tansu.addr(), config).await.unwrap();
     let versions = client.api_versions().clone();
     assert_eq!(versions.error_code, 0, "{versions:?}");

@@ -3,7 +3,7 @@
 //! one-element arrays and present structs, tagged ones through their tag) claiming the most
 //! elements the length checks accept, and the rest of the input filled with its smallest valid
 //! element. Decoding it, whatever happens, may allocate at most 8× the input plus 80 KiB: the
-//! decode's memory budget (`kafka_wire_runtime::budget`, 8× plus 64 KiB, charged before each
+//! decode's memory budget (`kwire_runtime::budget`, 8× plus 64 KiB, charged before each
 //! array is allocated) and 16 KiB for what it does not charge (an error and its path).
 //! Not 4×: real messages take up to 5× their size once decoded (see `decode_budget.rs`), and a
 //! budget below that would refuse them.
@@ -13,10 +13,10 @@
 //! large, a frame of valid elements is refused at its count, which is reported too.
 
 use bytes::Bytes;
-use kafka_wire_codegen::ir::{Field, FieldType, Layout, Message, Presence, Slot};
-use kafka_wire_runtime::{DecodeError, DecodeErrorKind};
-use kafka_wire_test_support::alloc::{peak_during, Counting};
-use kafka_wire_tests::SCHEMAS;
+use kwire_codegen::ir::{Field, FieldType, Layout, Message, Presence, Slot};
+use kwire_runtime::{DecodeError, DecodeErrorKind};
+use kwire_test_support::alloc::{peak_during, Counting};
+use kwire_tests::SCHEMAS;
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -182,7 +182,7 @@ struct Outcome {
     error: Option<DecodeError>,
 }
 
-fn decode(entry: &kafka_wire_tests::Entry, frame: Vec<u8>, version: i16) -> Outcome {
+fn decode(entry: &kwire_tests::Entry, frame: Vec<u8>, version: i16) -> Outcome {
     let frame = Bytes::from(frame);
     let (result, peak) = peak_during(|| (entry.ops.decode_shared)(frame.clone(), version));
     Outcome { peak, error: result.err() }

@@ -1,4 +1,4 @@
-// franz-go's kfake behind the same contract as the kafka-wire-fake binary, so that
+// franz-go's kfake behind the same contract as the kwire-fake-cluster binary, so that
 // bench/fake_vs_kfake.sh starts and measures both alike: `kfake-serve --nodes N` serves an
 // in-memory cluster on loopback ports until SIGINT or SIGTERM, and prints
 // `bootstrap.servers=HOST:PORT,…` as its first line on stdout.

@@ -1,6 +1,6 @@
 //! `for_each_error_code`: every `ErrorCode` a value holds, nested ones included, without
 //! formatting or copying anything else (a Fetch response's records are never touched). Tools
-//! that watch traffic for errors (`kafka-wire tap`) read them through it.
+//! that watch traffic for errors (`kwire tap`) read them through it.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;

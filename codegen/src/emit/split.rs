@@ -12,7 +12,7 @@ use std::ops::RangeInclusive;
 /// A crate holding the schemas whose names begin with one of `letters` (compared lowercased).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessagePart {
-    /// The part crate's path as the crate over the parts names it, e.g. `::kafka_wire_messages_a_e`.
+    /// The part crate's path as the crate over the parts names it, e.g. `::kwire_messages_a_e`.
     pub crate_path: String,
     /// The first letters of its schemas' names, e.g. `'a'..='e'`.
     pub letters: RangeInclusive<char>,

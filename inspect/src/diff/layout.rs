@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire_codegen::ir::{DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
-use kafka_wire_codegen::validate::type_name;
+use kwire_codegen::ir::{DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
+use kwire_codegen::validate::type_name;
 
 /// One element: a field's value, or the header.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! of every shared version, from the IR, compared element by element).
 //!
 //! ```no_run
-//! let report = kafka_wire_inspect::diff::Diff::new("old/message", "new/message").run().unwrap();
+//! let report = kwire_inspect::diff::Diff::new("old/message", "new/message").run().unwrap();
 //! println!("{}", report.summary());
 //! std::process::exit(if report.breaking.is_empty() { 0 } else { 1 });
 //! ```
@@ -18,10 +18,10 @@ use serde::Serialize;
 
 pub use layout::{differences, layout, Differences, Element};
 
-use kafka_wire_codegen::diagnostics::SchemaErrors;
-use kafka_wire_codegen::ir::{versions_text, Field, Message, MessageKind, Versions};
+use kwire_codegen::diagnostics::SchemaErrors;
+use kwire_codegen::ir::{versions_text, Field, Message, MessageKind, Versions};
 
-/// Compares two schema folders; like [`kafka_wire_codegen::Config`], set up, then [`Diff::run`].
+/// Compares two schema folders; like [`kwire_codegen::Config`], set up, then [`Diff::run`].
 #[derive(Debug, Clone)]
 pub struct Diff {
     old: PathBuf,
@@ -151,7 +151,7 @@ impl Diff {
 
     pub fn run(&self) -> Result<Report, DiffError> {
         let load = |side: &'static str, dir: &Path| {
-            kafka_wire_codegen::lower::load_schemas(&[dir], false).map_err(|errors| DiffError {
+            kwire_codegen::lower::load_schemas(&[dir], false).map_err(|errors| DiffError {
                 side,
                 dir: dir.display().to_string(),
                 errors,
@@ -169,7 +169,7 @@ impl Diff {
 
 /// Schemas the new folder keeps as `validVersions: "none"` stubs (Kafka 4.0 retired whole APIs
 /// so): every version removed, the API's key reserved; not a schema that disappeared.
-fn retirements(report: &mut Report, old: &[Message], retired: &[kafka_wire_codegen::ir::Retired]) {
+fn retirements(report: &mut Report, old: &[Message], retired: &[kwire_codegen::ir::Retired]) {
     for r in retired {
         let Some(o) = old.iter().find(|m| m.name == r.name) else { continue };
         report.schemas_removed.retain(|f| *f != o.file);
@@ -187,15 +187,15 @@ fn retirements(report: &mut Report, old: &[Message], retired: &[kafka_wire_codeg
 /// A folder's name for the summary: `3.7.0` for `.../3.7.0/message`.
 pub fn label(dir: &Path) -> String {
     // A jar is named by its file without `.jar` (`kafka-clients-4.4.0`).
-    if kafka_wire_codegen::source::is_archive(dir) {
-        let jar = kafka_wire_codegen::source::watched_path(dir);
+    if kwire_codegen::source::is_archive(dir) {
+        let jar = kwire_codegen::source::watched_path(dir);
         return jar.file_stem().map_or_else(|| jar.display().to_string(), |s| s.to_string_lossy().into_owned());
     }
     let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
     match name(dir) {
         Some(n) if n == "message" => dir.parent().and_then(name).unwrap_or(n),
         Some(n) => n,
-        None => kafka_wire_codegen::display_path(dir),
+        None => kwire_codegen::display_path(dir),
     }
 }
 
@@ -211,7 +211,7 @@ pub fn compare(old: &[Message], new: &[Message], verbose: bool) -> Report {
     let apis = |set: &BTreeMap<&str, &Message>| -> BTreeMap<i16, String> {
         set.values()
             .filter(|m| m.kind == MessageKind::Request)
-            .filter_map(|m| Some((m.api_key?, kafka_wire_codegen::ir::api_name(&m.name).to_string())))
+            .filter_map(|m| Some((m.api_key?, kwire_codegen::ir::api_name(&m.name).to_string())))
             .collect()
     };
     let (old_apis, new_apis) = (apis(&old_by), apis(&new_by));

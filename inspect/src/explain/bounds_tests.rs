@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use kafka_wire_test_support::alloc::{peak_during, Counting};
+use kwire_test_support::alloc::{peak_during, Counting};
 
 use super::records::{explain_records, DECOMPRESSION_BUDGET};
 use super::{explain, Explained, Input, Schemas, Side, Style};
@@ -18,7 +18,7 @@ fn schemas() -> &'static Schemas {
     static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
     SCHEMAS.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("inspect/ is in the workspace");
-        let dir = kafka_wire_codegen::locate_kafka_schemas(root).expect("Kafka's schemas");
+        let dir = kwire_codegen::locate_kafka_schemas(root).expect("Kafka's schemas");
         Schemas::load(&[dir]).expect("the corpus loads")
     })
 }
@@ -144,7 +144,7 @@ fn legacy_message(codec: u8, value: &[u8]) -> Vec<u8> {
 /// so does the explanation, after the first level; nothing recurses with the input.
 #[test]
 fn nested_compression_is_not_followed() {
-    use kafka_wire_records::compression::{compress, Compression};
+    use kwire_records::compression::{compress, Compression};
     let mut data = legacy_message(0, b"leaf");
     for _ in 0..1000 {
         data = legacy_message(1, &compress(Compression::Gzip, 1, &data).expect("gzip"));
@@ -162,7 +162,7 @@ fn nested_compression_is_not_followed() {
 /// marked, not decompressed (many small bombs cost no more than one).
 #[test]
 fn decompression_shares_one_budget() {
-    use kafka_wire_records::compression::{compress, Compression};
+    use kwire_records::compression::{compress, Compression};
     let value = compress(Compression::Gzip, 1, &legacy_message(0, &[7; 600 << 10])).expect("gzip");
     let data = [legacy_message(1, &value), legacy_message(1, &value)].concat();
     let mut budget = 1 << 20;

@@ -3,16 +3,16 @@
 
 use std::collections::{HashMap, HashSet};
 
-use kafka_wire_runtime::json::{put_unknown_tags, Json};
-use kafka_wire_runtime::{Bytes, UnknownTags, Uuid};
+use kwire_runtime::json::{put_unknown_tags, Json};
+use kwire_runtime::{Bytes, UnknownTags, Uuid};
 use serde_json::{Map, Value};
 
 use super::node::{Node, Region};
 use super::records::{explain_records, DECOMPRESSION_BUDGET};
 use super::tree::{bytes_preview, hex_preview, quoted, Fail, Tree, MAX_ARRAY_ELEMENTS};
-use kafka_wire_codegen::ir::json_key;
-use kafka_wire_codegen::ir::{min_value_size, DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
-pub use kafka_wire_codegen::validate::type_name;
+use kwire_codegen::ir::json_key;
+use kwire_codegen::ir::{min_value_size, DefaultValue, Field, FieldType, Layout, Message, Presence, Slot, Struct};
+pub use kwire_codegen::validate::type_name;
 
 /// How the walk words what it sees.
 #[derive(Debug, Clone, Copy, Default)]
@@ -175,7 +175,7 @@ impl<'a> Walk<'a> {
     /// The error-code name after a non-zero `…ErrorCode` value.
     fn int_note(label: &str, ty: &FieldType, n: i64) -> String {
         if *ty == FieldType::Int16 && label.ends_with("ErrorCode") && n != 0 {
-            format!("{n} ({})", kafka_wire_runtime::ErrorCode(n as i16).name().unwrap_or("unknown error code"))
+            format!("{n} ({})", kwire_runtime::ErrorCode(n as i16).name().unwrap_or("unknown error code"))
         } else {
             n.to_string()
         }

@@ -24,9 +24,9 @@ pub use interpret::{explain_body, type_name, Style};
 pub use node::{render_text, Node, Region};
 pub use tree::{hex_preview, Fail};
 
-use kafka_wire_codegen::diagnostics::SchemaErrors;
-use kafka_wire_codegen::ir::{Message, MessageKind};
-use kafka_wire_codegen::source::read_schemas;
+use kwire_codegen::diagnostics::SchemaErrors;
+use kwire_codegen::ir::{Message, MessageKind};
+use kwire_codegen::source::read_schemas;
 use tree::Tree;
 
 /// Request or response.
@@ -58,7 +58,7 @@ impl Schemas {
     /// does).
     pub fn load<P: AsRef<Path>>(dirs: &[P]) -> Result<Self, SchemaErrors> {
         let sources: Vec<_> = dirs.iter().map(|d| read_schemas(d.as_ref())).collect();
-        let loaded = kafka_wire_codegen::lower::load_files(&sources, false)?;
+        let loaded = kwire_codegen::lower::load_files(&sources, false)?;
         let texts = sources.into_iter().flatten().flatten().map(|f| (f.name, f.text)).collect();
         Ok(Schemas { messages: loaded.messages, texts })
     }
@@ -89,7 +89,7 @@ impl Schemas {
     /// The schema file's text with its comments blanked out, as pages show it.
     pub fn schema_text(&self, msg: &Message) -> Option<String> {
         let text = self.texts.get(&msg.file)?;
-        let stripped = kafka_wire_codegen::parse::strip_comments(text).ok()?;
+        let stripped = kwire_codegen::parse::strip_comments(text).ok()?;
         let lines: Vec<&str> = stripped.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()).collect();
         Some(lines.join("\n"))
     }
@@ -97,7 +97,7 @@ impl Schemas {
 
 /// An API's name: the schema name without `Request`/`Response`.
 pub fn api_name(msg: &Message) -> &str {
-    kafka_wire_codegen::ir::api_name(&msg.name)
+    kwire_codegen::ir::api_name(&msg.name)
 }
 
 /// What to explain.

@@ -1,4 +1,4 @@
-//! The file `kafka-wire tap --record` writes and `explain --file` replays: every frame that
+//! The file `kwire tap --record` writes and `explain --file` replays: every frame that
 //! crossed the tap, with its direction, connection, time and (for responses, whose frames do
 //! not say) the API and version of the request it answers.
 //!

@@ -2,8 +2,8 @@
 //! record) and legacy magic 0/1 message sets, compressed ones decompressed within the records
 //! crate's bound and shown below the compressed bytes.
 
-use kafka_wire_records::compression::{decompress, Compression, DEFAULT_MAX_DECOMPRESSED_SIZE};
-use kafka_wire_records::{Records, RecordsErrorKind, RecordsExt as _};
+use kwire_records::compression::{decompress, Compression, DEFAULT_MAX_DECOMPRESSED_SIZE};
+use kwire_records::{Records, RecordsErrorKind, RecordsExt as _};
 
 use super::node::{Node, Region};
 use super::tree::{bytes_preview, Fail, Tree};

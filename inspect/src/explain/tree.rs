@@ -182,24 +182,24 @@ impl<'d> Tree<'d> {
 
     pub(super) fn uvarint(&mut self) -> Result<u32, Fail> {
         let window = &self.data[self.pos..self.end];
-        let (value, used) = kafka_wire_runtime::wire::decode_uvarint(window).map_err(|e| self.fail(e.to_string()))?;
+        let (value, used) = kwire_runtime::wire::decode_uvarint(window).map_err(|e| self.fail(e.to_string()))?;
         self.pos += used;
         Ok(value)
     }
 
     pub(super) fn uvarlong(&mut self) -> Result<u64, Fail> {
         let window = &self.data[self.pos..self.end];
-        let (value, used) = kafka_wire_runtime::wire::decode_uvarlong(window).map_err(|e| self.fail(e.to_string()))?;
+        let (value, used) = kwire_runtime::wire::decode_uvarlong(window).map_err(|e| self.fail(e.to_string()))?;
         self.pos += used;
         Ok(value)
     }
 
     pub(super) fn varint(&mut self) -> Result<i32, Fail> {
-        self.uvarint().map(kafka_wire_runtime::wire::zigzag_i32)
+        self.uvarint().map(kwire_runtime::wire::zigzag_i32)
     }
 
     pub(super) fn varlong(&mut self) -> Result<i64, Fail> {
-        self.uvarlong().map(kafka_wire_runtime::wire::zigzag_i64)
+        self.uvarlong().map(kwire_runtime::wire::zigzag_i64)
     }
 
     /// A tagged section's field count, refused past Kafka's limit and past what the bytes left

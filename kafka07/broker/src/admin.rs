@@ -14,16 +14,16 @@
 //! the partitions on all brokers and DELETE removes them from all live brokers.
 //!
 //! A refused request changes nothing. The body's `ErrorCode` uses Kafka's modern codes
-//! (`kafka_wire_runtime::ErrorCode`); the 0.7 envelope's error is 0 on success and −1 otherwise.
+//! (`kwire_runtime::ErrorCode`); the 0.7 envelope's error is 0 on success and −1 otherwise.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use kafka_wire_07::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
-use kafka_wire_generated::modify_topic_response::{ListedTopic, TopicConfig as ConfigEntry};
-use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
-use kafka_wire_runtime::{Decode, Encode, ErrorCode as KafkaCode, StrBytes, TopicName};
+use kwire07_admin_messages::modify_topic_response::{ListedTopic, TopicConfig as ConfigEntry};
+use kwire07_admin_messages::{ModifyTopicRequest, ModifyTopicResponse};
+use kwire07_protocol::{validate_topic, validate_topic_dirs, ErrorCode, VersionedRequest, VersionedResponse};
+use kwire_runtime::{Decode, Encode, ErrorCode as KafkaCode, StrBytes, TopicName};
 use tracing::{info, warn};
 
 use crate::state::BrokerState;
@@ -39,7 +39,7 @@ pub const MAX_VERSION: i16 = 1;
 /// Why an operation was refused (or failed): a Kafka error code and a message for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdminError {
-    /// Kafka's code (the 0.7 protocol's own codes are `kafka_wire_07::ErrorCode`).
+    /// Kafka's code (the 0.7 protocol's own codes are `kwire07_protocol::ErrorCode`).
     pub code: KafkaCode,
     pub message: String,
 }
@@ -420,7 +420,7 @@ pub async fn handle(state: &Arc<BrokerState>, request: VersionedRequest) -> Vers
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kafka_wire_07::log::LogManager;
+    use kwire07_protocol::log::LogManager;
     use proptest::prelude::*;
 
     use crate::config_file;
@@ -508,7 +508,7 @@ mod tests {
             let state = standalone_state(dir.path());
             for (op, topic, props) in requests {
                 let topic = topic.as_str();
-                let req = kafka_wire_07_client::admin::request(op, topic, &props);
+                let req = kwire07_client::admin::request(op, topic, &props);
                 let mut body = BytesMut::new();
                 req.encode(&mut body, VERSION).unwrap();
                 let before = snapshot(&state, dir.path());
@@ -541,12 +541,12 @@ mod tests {
             b.to_vec()
         };
         let create =
-            kafka_wire_07_client::admin::request("CREATE", "t", &[("partitions", Some("2")), ("flush.ms", Some("7"))]);
+            kwire07_client::admin::request("CREATE", "t", &[("partitions", Some("2")), ("flush.ms", Some("7"))]);
         let (envelope, resp) = answer(&state, VERSION, encode(&create));
         assert_eq!((envelope.error, resp.error_code), (ErrorCode::NoError, KafkaCode::NONE), "{resp:?}");
         assert_eq!(state.topics(), ["t"]);
         assert_eq!(state.partition_count("t"), 2);
-        let (_, resp) = answer(&state, VERSION, encode(&kafka_wire_07_client::admin::request("DESCRIBE", "t", &[])));
+        let (_, resp) = answer(&state, VERSION, encode(&kwire07_client::admin::request("DESCRIBE", "t", &[])));
         let names: Vec<&str> = resp.configs.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, crate::topic_settings::PROPERTIES);
         let overridden: Vec<&str> = resp.configs.iter().filter(|c| c.is_override).map(|c| c.name.as_str()).collect();

@@ -10,7 +10,7 @@ use crate::properties::{Properties, Source};
 
 #[derive(Debug, Parser)]
 #[command(
-    name = "kwire-broker",
+    name = "kwire07-broker",
     version,
     about = "A Kafka 0.7 broker (PRODUCE, FETCH, MULTIFETCH, MULTIPRODUCE, OFFSETS)"
 )]
@@ -101,7 +101,7 @@ mod tests {
     use super::*;
 
     fn args(list: &[&str]) -> Args {
-        Args::try_parse_from(std::iter::once("kwire-broker").chain(list.iter().copied())).unwrap()
+        Args::try_parse_from(std::iter::once("kwire07-broker").chain(list.iter().copied())).unwrap()
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kafka_wire_07::log::{LogConfig, TopicOverrides, Visibility};
-use kafka_wire_07::{DecodeLimits, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_TOPIC_NAME_LENGTH};
+use kwire07_protocol::log::{LogConfig, TopicOverrides, Visibility};
+use kwire07_protocol::{DecodeLimits, DEFAULT_MAX_REQUEST_SIZE, DEFAULT_MAX_TOPIC_NAME_LENGTH};
 
 use crate::properties::{Properties, Source};
 

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use kafka_wire_07::log::FlushPoint;
-use kafka_wire_07::{FrameDecoder, RecvBuffer, Request};
+use kwire07_protocol::log::FlushPoint;
+use kwire07_protocol::{FrameDecoder, RecvBuffer, Request};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;

@@ -1,4 +1,4 @@
-//! One broker per log directory: an exclusive `flock` on `<log dir>/.kwire-broker.lock`, held
+//! One broker per log directory: an exclusive `flock` on `<log dir>/.kwire07-broker.lock`, held
 //! for the life of the process. The kernel releases it on any exit, `kill -9` included, so a
 //! crashed broker never blocks its own restart.
 
@@ -7,18 +7,18 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The lock file's name (hidden, so the log loader leaves it alone).
-pub const LOCK_FILE: &str = ".kwire-broker.lock";
+pub const LOCK_FILE: &str = ".kwire07-broker.lock";
 
 /// Why the directory could not be locked.
 #[derive(Debug, thiserror::Error)]
 pub enum DirLockError {
-    #[error("log dir {dir} is in use by another kwire-broker ({holder})")]
+    #[error("log dir {dir} is in use by another kwire07-broker ({holder})")]
     Held { dir: String, holder: String },
     #[error("locking {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    /// The log directory could not be created (durably: see `kafka_wire_07::log::durable`).
+    /// The log directory could not be created (durably: see `kwire07_protocol::log::durable`).
     #[error(transparent)]
-    Create(#[from] kafka_wire_07::log::LogError),
+    Create(#[from] kwire07_protocol::log::LogError),
 }
 
 /// Held while the broker runs; dropping it (or exiting) releases the directory.
@@ -36,7 +36,7 @@ pub fn lock(dir: &Path) -> Result<DirLock, DirLockError> {
     let path = dir.join(LOCK_FILE);
     let io = |source| DirLockError::Io { path: path.clone(), source };
     // The log directory's name must survive a power loss with what is acknowledged inside it.
-    kafka_wire_07::log::durable::create_dir_all(dir)?;
+    kwire07_protocol::log::durable::create_dir_all(dir)?;
     let file =
         std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
     #[cfg(target_os = "linux")]
@@ -85,7 +85,7 @@ mod tests {
         // flock locks belong to the open file description: a second open in this process
         // conflicts exactly as another process would.
         let err = lock(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("in use by another kwire-broker"), "{err}");
+        assert!(err.contains("in use by another kwire07-broker"), "{err}");
         assert!(err.contains(&format!("pid {}", std::process::id())), "{err}");
         drop(first);
         lock(dir.path()).unwrap();

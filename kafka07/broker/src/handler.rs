@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use kafka_wire_07::log::{FileSlice, FlushPoint, LogError};
-use kafka_wire_07::{
+use kwire07_protocol::log::{FileSlice, FlushPoint, LogError};
+use kwire07_protocol::{
     validate_new_topic, validate_topic, ErrorCode, FetchRequest, OffsetsRequest, OffsetsResponse, ProduceRequest,
     Request,
 };
@@ -136,7 +136,7 @@ pub fn handle(state: &Arc<BrokerState>, request: &Request, nonblocking: bool) ->
 #[derive(Debug, thiserror::Error)]
 enum ProduceError {
     #[error("produce: invalid topic name: {0}")]
-    Topic(kafka_wire_07::TopicError),
+    Topic(kwire07_protocol::TopicError),
     #[error("produce to {topic}: partition {partition} is outside 0..{count}")]
     Partition { topic: String, partition: i32, count: i32 },
     #[error("produce to {topic}-{partition}: {source}")]

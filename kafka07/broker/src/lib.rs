@@ -1,4 +1,4 @@
-//! `kwire-broker`: a Kafka 0.7 broker built on kafka-wire's `legacy` protocol and segment
+//! `kwire07-broker`: a Kafka 0.7 broker built on kwire's 0.7 protocol and segment
 //! `log` modules (see `shared/spec/kafka07.md`).
 //!
 //! * [`config`] / [`properties`]: 0.7's `server.properties`, checked strictly.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use kafka_wire_07::{FetchResponse, MultiFetchResponse, Request};
+use kwire07_protocol::{FetchResponse, MultiFetchResponse, Request};
 use tokio::net::TcpStream;
 
 use crate::handler::{handle, FetchAnswer, Outcome};

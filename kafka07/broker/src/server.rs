@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::Arc;
 use std::time::Duration;
 
-use kafka_wire_07::log::{LogError, LogManager};
+use kwire07_protocol::log::{LogError, LogManager};
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -212,7 +212,7 @@ impl Broker {
         let accept_task =
             tokio::spawn(accept_loop(listener, state.clone(), processors.clone(), limits, table, shutdown_rx.clone()));
         info!(
-            "kwire-broker {} listening on {local_addr}, log dir {} ({} topics; {})",
+            "kwire07-broker {} listening on {local_addr}, log dir {} ({} topics; {})",
             config.broker_id,
             config.log_dir.display(),
             state.topics().len(),
@@ -262,7 +262,7 @@ impl Broker {
 
     /// Resolves when an append or flush failed with an I/O error and the broker must stop at
     /// once without a clean shutdown (0.7 halts the process with exit status 1; so does
-    /// `kwire-broker`). Its reason says what failed.
+    /// `kwire07-broker`). Its reason says what failed.
     pub async fn halted(&self) -> String {
         self.state.halted().await
     }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use kafka_wire_07::log::{LogError, LogManager, TopicOverrides};
+use kwire07_protocol::log::{LogError, LogManager, TopicOverrides};
 use tokio::sync::{mpsc, watch};
 
 use crate::topic_settings::{BrokerDefaults, Overrides};

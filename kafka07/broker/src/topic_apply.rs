@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use kafka_wire_07::log::LogError;
-use kafka_wire_07::validate_topic;
+use kwire07_protocol::log::LogError;
+use kwire07_protocol::validate_topic;
 use tracing::{info, warn};
 
 use crate::config_file::{self, ConfigFileError};

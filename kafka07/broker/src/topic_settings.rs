@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use kafka_wire_07::log::{LogConfig, TopicOverrides};
+use kwire07_protocol::log::{LogConfig, TopicOverrides};
 
 /// Every topic-level property, in the order `describe` lists them.
 pub const PROPERTIES: [&str; 8] = [

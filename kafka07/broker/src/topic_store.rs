@@ -1,13 +1,11 @@
 //! Where topic configuration is stored, behind one interface: the configuration file in the log
 //! dir (standalone, [`crate::config_file`]) or ZooKeeper's `/config/topics/<topic>` with a
-//! `/config/changes` notification per change (Kafka's layout, paths from `kafka-wire-zk`).
+//! `/config/changes` notification per change (Kafka's layout, paths from `kwire07-zk`).
 //! ModifyTopic ([`crate::admin`]) runs one implementation of each operation over either.
 
 use std::path::PathBuf;
 
-use kafka_wire_zk::{
-    config_change_create_path, ConfigChange, Container, NodeKind, TopicConfig, TopicName, ZkDataError,
-};
+use kwire07_zk::{config_change_create_path, ConfigChange, Container, NodeKind, TopicConfig, TopicName, ZkDataError};
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError, MultiWriteError};
 
 use crate::config_file::{self, ConfigFileError};

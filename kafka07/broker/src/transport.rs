@@ -8,7 +8,7 @@
 use std::io;
 use std::time::Duration;
 
-use kafka_wire_07::log::FileSlice;
+use kwire07_protocol::log::FileSlice;
 use tokio::io::Interest;
 use tokio::net::TcpStream;
 

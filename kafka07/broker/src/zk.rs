@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError, SessionState};
 
-use kafka_wire_zk::{Container, LegacyBrokerRegistration, LegacyCreator, NodeKind, TopicName, ZkDataError};
+use kwire07_zk::{Container, Kafka07BrokerRegistration, Kafka07Creator, NodeKind, TopicName, ZkDataError};
 
 use crate::config::ZkConfig;
 use crate::shutdown::stopped;
@@ -62,7 +62,7 @@ impl Registration {
     }
 
     fn topic_path(&self, topic: &TopicName) -> String {
-        NodeKind::LegacyTopicBroker { topic: topic.clone(), broker_id: self.broker_id }.path()
+        NodeKind::Kafka07TopicBroker { topic: topic.clone(), broker_id: self.broker_id }.path()
     }
 }
 
@@ -176,7 +176,7 @@ async fn register_topic(client: &Client, reg: &Registration, topic: &str, count:
 async fn register_all(
     client: &Client,
     reg: &Registration,
-    creator: &LegacyCreator,
+    creator: &Kafka07Creator,
     state: &BrokerState,
     wait: Duration,
 ) -> Result<(), RegistrationError> {
@@ -184,7 +184,7 @@ async fn register_all(
         client.mkdir(&p, &persistent()).await.map_err(op("create", &p))?;
     }
     let path = reg.broker_path();
-    let value = LegacyBrokerRegistration { creator: creator.clone(), host: reg.host.clone(), port: reg.port };
+    let value = Kafka07BrokerRegistration { creator: creator.clone(), host: reg.host.clone(), port: reg.port };
     let data = String::from_utf8_lossy(&value.to_bytes()).into_owned();
     let own = Some((reg.host.as_str(), reg.port));
     if let Some(other) = create_ephemeral(client, &path, &data, wait, own).await? {
@@ -203,7 +203,7 @@ async fn register_all(
 /// local address with our port) says nothing, nor does one that cannot be parsed or reached
 /// within a second: those are waited out.
 async fn holder_accepts_connections(path: &str, holder: &str, host: &str, port: u16) -> bool {
-    let Ok(theirs) = LegacyBrokerRegistration::parse(path, holder.as_bytes()) else { return false };
+    let Ok(theirs) = Kafka07BrokerRegistration::parse(path, holder.as_bytes()) else { return false };
     if theirs.host == host && theirs.port == port {
         return false;
     }
@@ -273,7 +273,7 @@ pub async fn start(
     mut shutdown: watch::Receiver<bool>,
 ) -> Result<Registrar, RegistrationError> {
     let epoch_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-    let creator = LegacyCreator { host: reg.host.clone(), epoch_ms };
+    let creator = Kafka07Creator { host: reg.host.clone(), epoch_ms };
     let (tx, mut new_topics) = mpsc::unbounded_channel();
     state.set_topic_listener(tx);
     state.set_uses_zookeeper();

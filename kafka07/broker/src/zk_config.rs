@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kafka_wire_zk::{ConfigChange, Container, NodeKind, TopicName};
+use kwire07_zk::{ConfigChange, Container, NodeKind, TopicName};
 use tracing::{debug, info, warn};
 use zookeeper_client::{Client, Error as ZkError, OneshotWatcher};
 
@@ -64,7 +64,7 @@ pub async fn sync_all(client: &Client, state: &Arc<BrokerState>) -> Result<(), S
 
 /// The sequence number of a `config_change_<seq>` node.
 fn change_seq(name: &str) -> Option<i64> {
-    kafka_wire_zk::config_change_sequence(name).map(i64::from)
+    kwire07_zk::config_change_sequence(name).map(i64::from)
 }
 
 /// Highest notification sequence present (−1 when none), and a watch on new ones.

@@ -2,7 +2,7 @@
 //! answered with an error code), the broker stays up, a healthy connection opened at the start
 //! keeps working throughout, and nothing is written outside the log dir.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -32,7 +32,7 @@ fn check_healthy(c: &mut Conn, expected: usize) {
 
 fn with_broker(opts: BrokerOptions) -> (TempDir, BrokerProcess, Conn) {
     // The log dir sits inside a parent we watch for stray files.
-    let outer = TempDir::new("kwire-bad-input").unwrap();
+    let outer = TempDir::with_prefix("kwire-bad-input").unwrap();
     let b = broker(BrokerOptions { log_dir: Some(outer.path().join("logs")), ..opts });
     let mut c = Conn::connect(b.addr());
     c.produce("healthy", 0, &msg_v0(b"ok"));
@@ -196,7 +196,7 @@ fn bad_topic_names_write_nothing_outside_the_log_dir() {
     check_healthy(&mut c, 1);
     let mut entries = tree(outer.path());
     entries.retain(|p| {
-        !p.starts_with("logs/healthy-0") && !p.starts_with("logs/fine-0") && p != "logs/.kwire-broker.lock"
+        !p.starts_with("logs/healthy-0") && !p.starts_with("logs/fine-0") && p != "logs/.kwire07-broker.lock"
     });
     assert_eq!(entries, ["logs"], "only the expected partitions exist");
     assert!(!outer.path().join("escape-0").exists());

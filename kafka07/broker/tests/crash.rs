@@ -2,7 +2,7 @@
 //! fetched exactly once and in order, nothing corrupt is served (every CRC is checked), and a
 //! torn write at the end of a segment is cut off by recovery.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;

@@ -4,10 +4,10 @@
 //! must keep being served. Loopback only, every loop bounded in count and time. The figures
 //! each test prints (`--nocapture`) are the ones in the closing notes.
 //!
-//! `KWIRE_BROKER_BIN` runs these against another build of `kwire-broker` (to measure before
+//! `KWIRE07_BROKER_BIN` runs these against another build of `kwire07-broker` (to measure before
 //! and after a change).
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use common::*;
 
 fn start(opts: BrokerOptions) -> BrokerProcess {
-    let bin = std::env::var("KWIRE_BROKER_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_kwire-broker").to_owned());
+    let bin = std::env::var("KWIRE07_BROKER_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_kwire07-broker").to_owned());
     BrokerProcess::start(bin, opts).expect("broker starts")
 }
 

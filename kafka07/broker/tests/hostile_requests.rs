@@ -2,14 +2,14 @@
 //! fit on disk, auto-created topics exhausting file descriptors, refused creates leaving state
 //! behind, and two brokers on one log dir. Each test failed before its fix.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::time::Duration;
 
 use common::*;
-use kafka_wire_07_broker::config_file::CONFIG_FILE;
-use kafka_wire_07_client::admin::{modify_topic, request};
-use kafka_wire_runtime::ErrorCode as KafkaCode;
+use kwire07_broker::config_file::CONFIG_FILE;
+use kwire07_client::admin::{modify_topic, request};
+use kwire_runtime::ErrorCode as KafkaCode;
 
 /// Sends a PRODUCE then an OFFSETS on one connection: `true` if the produce was taken (the
 /// OFFSETS is answered), `false` if the broker closed the connection.
@@ -124,18 +124,18 @@ fn a_second_broker_on_the_same_log_dir_is_refused_naming_the_holder() {
     let mut first = broker(BrokerOptions::default());
     let pid = first.pid().unwrap();
     let mut second = BrokerProcess::start(
-        env!("CARGO_BIN_EXE_kwire-broker"),
+        env!("CARGO_BIN_EXE_kwire07-broker"),
         BrokerOptions { log_dir: Some(first.log_dir().to_path_buf()), ..Default::default() },
     );
     let err = match second.as_mut() {
         Ok(b) => panic!("a second broker started on the same log dir: {}", b.stderr()),
         Err(e) => e.to_string(),
     };
-    assert!(err.contains("is in use by another kwire-broker") && err.contains(&format!("pid {pid}")), "{err}");
+    assert!(err.contains("is in use by another kwire07-broker") && err.contains(&format!("pid {pid}")), "{err}");
     // kill -9 releases the lock: the next broker starts on the directory.
     first.kill9().unwrap();
     let mut next = BrokerProcess::start(
-        env!("CARGO_BIN_EXE_kwire-broker"),
+        env!("CARGO_BIN_EXE_kwire07-broker"),
         BrokerOptions { log_dir: Some(first.log_dir().to_path_buf()), ..Default::default() },
     )
     .expect("starts after the holder was killed");

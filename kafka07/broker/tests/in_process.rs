@@ -1,13 +1,13 @@
 //! The broker as a library: started on a tokio runtime inside the test, with per-topic log
 //! settings and partition counts changed while it runs (what live topic configuration uses).
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::time::Duration;
 
 use common::*;
-use kafka_wire_07::log::TopicOverrides;
-use kafka_wire_07_broker::{Broker, BrokerConfig};
+use kwire07_broker::{Broker, BrokerConfig};
+use kwire07_protocol::log::TopicOverrides;
 
 #[test]
 fn live_topic_overrides_and_partition_counts_apply_at_once() {

@@ -5,21 +5,21 @@
 //! (`ulimit -f 1`, with SIGXFSZ ignored), so the kernel refuses the write that would grow the
 //! segment past it (EFBIG). The restart runs without the limit.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
 use common::*;
 
-/// A wrapper that starts `kwire-broker` under a 1 KiB file-size limit unless `nolimit` exists
+/// A wrapper that starts `kwire07-broker` under a 1 KiB file-size limit unless `nolimit` exists
 /// beside it.
 fn limited_broker(dir: &std::path::Path) -> std::path::PathBuf {
-    let script = dir.join("kwire-broker-limited");
+    let script = dir.join("kwire07-broker-limited");
     let text = format!(
         "#!/bin/bash\nif [ ! -e '{nolimit}' ]; then ulimit -f 1; trap '' XFSZ; fi\nexec '{bin}' \"$@\"\n",
         nolimit = dir.join("nolimit").display(),
-        bin = env!("CARGO_BIN_EXE_kwire-broker"),
+        bin = env!("CARGO_BIN_EXE_kwire07-broker"),
     );
     std::fs::write(&script, text).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -28,7 +28,7 @@ fn limited_broker(dir: &std::path::Path) -> std::path::PathBuf {
 
 #[test]
 fn an_append_io_error_halts_the_broker_and_a_restart_recovers() {
-    let scratch = TempDir::new("kwire-halt").unwrap();
+    let scratch = TempDir::with_prefix("kwire-halt").unwrap();
     let wrapper = limited_broker(scratch.path());
     let opts = BrokerOptions { log_dir: Some(scratch.path().join("logs")), ..Default::default() };
     let mut b = BrokerProcess::start(&wrapper, opts.set("log.flush.interval", 1)).expect("broker starts");

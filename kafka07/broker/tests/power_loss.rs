@@ -10,7 +10,7 @@
 //! against broken disks (fsyncs acknowledged but not done, which is what a broker that skips
 //! them looks like) and must find the loss.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -116,7 +116,7 @@ struct Report {
 /// Runs `cycles` power losses, the first aimed by `first` when given; `Err` names the first
 /// loss (or corruption) found.
 fn run(broken: Broken, cycles: u64, seed: u64, first: Option<Trigger>) -> Result<Report, String> {
-    let dir = TempDir::new("kwire-power-loss").unwrap();
+    let dir = TempDir::with_prefix("kwire-power-loss").unwrap();
     let mountpoint = dir.path().join("disk");
     std::fs::create_dir(&mountpoint).unwrap();
     let log_dir: PathBuf = mountpoint.join("var/kafka-logs");
@@ -155,7 +155,7 @@ fn run(broken: Broken, cycles: u64, seed: u64, first: Option<Trigger>) -> Result
         if cycle > 0 && rng.u8(..4) == 0 {
             let m = mount(&image, rng.u64(..));
             m.model().arm(Trigger { op: None, nth: rng.u64(1..12) });
-            let started = BrokerProcess::start(kwire_broker_bin(), options());
+            let started = BrokerProcess::start(kwire07_broker_bin(), options());
             drop(started); // killed with -9 if it started at all
             let (kept, stats) = m.power_loss().unwrap();
             image = kept;
@@ -163,7 +163,7 @@ fn run(broken: Broken, cycles: u64, seed: u64, first: Option<Trigger>) -> Result
             report.fs_operations += stats.ops;
         }
         let m = mount(&image, rng.u64(..));
-        let broker = BrokerProcess::start(kwire_broker_bin(), options())
+        let broker = BrokerProcess::start(kwire07_broker_bin(), options())
             .map_err(|e| format!("cycle {cycle}: the broker did not start on what the disk kept: {e}"))?;
         let next = check(broker.addr(), &acked).map_err(|e| format!("cycle {cycle} ({broken:?}): {e}"))?;
         if cycle == cycles {
@@ -219,9 +219,9 @@ fn fuse_or_skip() -> bool {
     false
 }
 
-/// Power losses per run: `KWIRE_POWER_LOSSES` (default 300).
+/// Power losses per run: `KWIRE07_POWER_LOSSES` (default 300).
 fn cycles() -> u64 {
-    std::env::var("KWIRE_POWER_LOSSES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
+    std::env::var("KWIRE07_POWER_LOSSES").ok().and_then(|v| v.parse().ok()).unwrap_or(300)
 }
 
 /// After the 60th fdatasync of a broker that started without a log directory: dozens of
@@ -246,7 +246,7 @@ fn nothing_acknowledged_is_lost_to_power_loss() {
     if !fuse_or_skip() {
         return;
     }
-    let seed = std::env::var("KWIRE_POWER_LOSS_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed);
+    let seed = std::env::var("KWIRE07_POWER_LOSS_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed);
     let report = run(Broken::Nothing, cycles(), seed, None).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     println!("power losses: {report:?}");
     assert_eq!(report.power_losses, cycles());

@@ -1,7 +1,7 @@
-//! Round trips against a live `kwire-broker` process: 0.7 semantics of every request type,
+//! Round trips against a live `kwire07-broker` process: 0.7 semantics of every request type,
 //! segment rolls, OFFSETS, restarts.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use common::*;
 
@@ -56,7 +56,7 @@ fn magic_0_and_1_mixed_are_kept_exactly_and_offsets_advance_by_bytes() {
 
 #[test]
 fn compressed_wrappers_round_trip_and_decode_deep() {
-    use kafka_wire_07::{message::put_compressed_set, Codec, DeepIter};
+    use kwire07_protocol::{message::put_compressed_set, Codec, DeepIter};
     let b = broker(BrokerOptions::default());
     let mut c = Conn::connect(b.addr());
     let mut set = Vec::new();
@@ -243,7 +243,7 @@ fn sigterm_writes_the_marker_and_a_restart_serves_the_same_data() {
 
 #[test]
 fn config_file_is_read_and_errors_are_one_line() {
-    let dir = TempDir::new("kwire-config").unwrap();
+    let dir = TempDir::with_prefix("kwire-config").unwrap();
     let file = dir.path().join("server.properties");
     std::fs::write(&file, "brokerid=4\nnum.partitions=5\ntopic.partition.count.map=small:1, big:8\n").unwrap();
     let b = broker(BrokerOptions { args: vec!["--config".into(), file.display().to_string()], ..Default::default() });
@@ -255,7 +255,7 @@ fn config_file_is_read_and_errors_are_one_line() {
     drop(b);
 
     std::fs::write(&file, "brokerid=4\nlog.retention.hours=soon\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire-broker"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire07-broker"))
         .args(["--config", file.to_str().unwrap(), "--log-dir", dir.path().join("l").to_str().unwrap()])
         .output()
         .unwrap();
@@ -357,8 +357,8 @@ fn pipelined_fetch_sees_what_the_produces_before_it_flushed() {
 /// known one serves as usual.
 #[test]
 fn congestion_control_is_checked_at_start_up_and_used() {
-    let bin = env!("CARGO_BIN_EXE_kwire-broker");
-    let dir = TempDir::new("kwire-cc").unwrap();
+    let bin = env!("CARGO_BIN_EXE_kwire07-broker");
+    let dir = TempDir::with_prefix("kwire-cc").unwrap();
     let out = std::process::Command::new(bin)
         .args(["--log-dir", &dir.path().join("logs").display().to_string(), "--port", "0"])
         .args(["--set", "kwire.socket.congestion.control=nosuchalgorithm"])

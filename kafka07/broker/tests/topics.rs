@@ -1,20 +1,20 @@
-//! ModifyTopic (request type 5) end to end on `kwire-broker` processes: standalone (settings in
+//! ModifyTopic (request type 5) end to end on `kwire07-broker` processes: standalone (settings in
 //! a file in the log dir) and with a real ZooKeeper (settings in `/config/topics`, changes
 //! announced under `/config/changes` and applied live by every broker).
 //!
 //! "Changing a broker default" means restarting a broker with another value in its
 //! server.properties / flags: only overrides are stored, so topics without an override follow.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
-use kafka_wire_07_broker::config_file::CONFIG_FILE;
-use kafka_wire_07_client::admin::{self as client_admin, modify_topic, request};
-use kafka_wire_generated::ModifyTopicResponse;
-use kafka_wire_runtime::ErrorCode as KafkaCode;
+use kwire07_admin_messages::ModifyTopicResponse;
+use kwire07_broker::config_file::CONFIG_FILE;
+use kwire07_client::admin::{self as client_admin, modify_topic, request};
+use kwire_runtime::ErrorCode as KafkaCode;
 use zookeeper_client::Client;
 
 /// Each message below is 4 + 1 + 4 + 20 = 29 bytes in the log.
@@ -312,7 +312,7 @@ fn zookeeper_topics_are_configured_live_on_every_broker() {
     assert!(!zk_children(&rt, &client, "/config/topics").contains(&too_long), "a refused create left its node");
     assert_eq!((zk_children(&rt, &client, "/config/changes"), zk_read(&rt, &client, "/config/topics/events")), before);
 
-    // Every node the brokers wrote matches its seed-003 schema (what `kwire zk check` runs),
+    // Every node the brokers wrote matches its seed-003 schema (what `kwire07 zk check` runs),
     // and the client library finds a broker through ZooKeeper.
     let nodes = rt.block_on(client_admin::walk(&client)).unwrap();
     for n in &nodes {

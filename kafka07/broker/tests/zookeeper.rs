@@ -3,7 +3,7 @@
 //! refusal of a second live broker with the same id, restart after `kill -9` (also under another
 //! name for the same address).
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::time::{Duration, Instant};
 
@@ -141,7 +141,7 @@ fn second_live_broker_with_the_same_id_is_refused_but_a_restart_after_kill_9_is_
 
     // Same id, another port and log dir: the holder answers on its published address, so it is
     // live and the second broker is refused without waiting out a possible stale session.
-    let mut second = BrokerProcess::start(env!("CARGO_BIN_EXE_kwire-broker"), zk_opts(&zk, 5));
+    let mut second = BrokerProcess::start(env!("CARGO_BIN_EXE_kwire07-broker"), zk_opts(&zk, 5));
     let err = second.as_mut().err().map(|e| e.to_string()).unwrap_or_else(|| {
         // It bound its port before registering; it must exit on its own.
         let s = second.as_mut().unwrap();

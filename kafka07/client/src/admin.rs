@@ -1,23 +1,23 @@
-//! Topic administration and ZooKeeper inspection for `kwire topics …` and `kwire zk …`.
+//! Topic administration and ZooKeeper inspection for `kwire07 topics …` and `kwire07 zk …`.
 //!
-//! * [`modify_topic`]: one ModifyTopic request (kafka-wire's request type 5 in the 0.7 framing,
+//! * [`modify_topic`]: one ModifyTopic request (kwire's request type 5 in the 0.7 framing,
 //!   `i32 size | i16 5 | i16 version | ModifyTopicRequest`) to a broker, answered by
 //!   `i32 size | i16 error | i16 version | ModifyTopicResponse`. Bodies are the generated
-//!   `kafka_wire_generated` messages.
+//!   `kwire07_admin_messages` messages.
 //! * [`modify_topic_via_zookeeper`]: the same, sent to a live broker found in `/brokers/ids`.
 //! * [`describe_table`]: a DESCRIBE answer as text, each setting marked overridden or inherited.
 //! * [`walk`]: every node under Kafka's ZooKeeper roots decoded with the runtime's typed values
-//!   (0.7 and 0.8 layouts), for `kwire zk dump`; entries whose `result` is an error are what
-//!   `kwire zk check` reports.
+//!   (0.7 and 0.8 layouts), for `kwire07 zk dump`; entries whose `result` is an error are what
+//!   `kwire07 zk check` reports.
 
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire_07::{Request, VersionedRequest, VersionedResponse};
-use kafka_wire_generated::modify_topic_request::TopicProperty;
-use kafka_wire_generated::{ModifyTopicRequest, ModifyTopicResponse};
-use kafka_wire_runtime::{Decode, Encode, StrBytes, TopicName};
-use kafka_wire_zk::{BrokerNode, Container, NodeKind, TypedValue, ZkDataError};
+use kwire07_admin_messages::modify_topic_request::TopicProperty;
+use kwire07_admin_messages::{ModifyTopicRequest, ModifyTopicResponse};
+use kwire07_protocol::{Request, VersionedRequest, VersionedResponse};
+use kwire07_zk::{BrokerNode, Container, NodeKind, TypedValue, ZkDataError};
+use kwire_runtime::{Decode, Encode, StrBytes, TopicName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -125,8 +125,8 @@ pub async fn broker_addresses(client: &zookeeper_client::Client) -> Result<Vec<S
         let Some(broker_id) = id.parse::<i32>().ok().filter(|id| *id >= 0) else { continue };
         let path = NodeKind::BrokerRegistration { broker_id }.path();
         let Ok((data, _)) = client.get_data(&path).await else { continue };
-        match kafka_wire_zk::parse(&path, &data) {
-            Ok(TypedValue::Broker(BrokerNode::Legacy(b))) => out.push(format!("{}:{}", b.host, b.port)),
+        match kwire07_zk::parse(&path, &data) {
+            Ok(TypedValue::Broker(BrokerNode::Kafka07(b))) => out.push(format!("{}:{}", b.host, b.port)),
             Ok(TypedValue::Broker(BrokerNode::Registration(b))) => out.push(format!("{}:{}", b.host, b.port)),
             _ => {}
         }
@@ -195,7 +195,7 @@ pub async fn walk(client: &zookeeper_client::Client) -> Result<Vec<WalkedNode>, 
         };
         // `/config` itself is a plain parent that seed 003 does not list.
         if path != config {
-            out.push(WalkedNode { result: kafka_wire_zk::parse(&path, &data), path: path.clone() });
+            out.push(WalkedNode { result: kwire07_zk::parse(&path, &data), path: path.clone() });
         }
         let mut children = match client.list_children(&path).await {
             Ok(c) => c,
@@ -204,7 +204,7 @@ pub async fn walk(client: &zookeeper_client::Client) -> Result<Vec<WalkedNode>, 
         };
         children.sort();
         for c in children.into_iter().rev() {
-            match kafka_wire_zk::child_path(&path, &c) {
+            match kwire07_zk::child_path(&path, &c) {
                 Ok(child) => stack.push(child),
                 Err(e) => out.push(WalkedNode { result: Err(e), path: format!("{path}/{c}") }),
             }

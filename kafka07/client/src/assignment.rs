@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire_zk::PartitionKey;
+use kwire07_zk::PartitionKey;
 
 /// One partition of a topic on one broker, as named in ZooKeeper: `"<brokerid>-<partition>"`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -14,7 +14,7 @@ pub struct BrokerPartition {
 }
 
 impl BrokerPartition {
-    /// How 0.7's owner and offset nodes name it (`kafka-wire-zk`'s form).
+    /// How 0.7's owner and offset nodes name it (`kwire07-zk`'s form).
     pub fn zk_key(&self) -> PartitionKey {
         PartitionKey::BrokerPartition { broker_id: self.broker_id, partition: self.partition }
     }

@@ -5,11 +5,11 @@
 use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use kafka_wire_07::{
-    ErrorCode, FetchRequest, FetchResponse, LegacyError, MultiFetchResponse, OffsetsRequest, OffsetsResponse,
-    ProduceRequest, RecvBuffer, Request,
+use kwire07_protocol::{
+    ErrorCode, FetchRequest, FetchResponse, MultiFetchResponse, OffsetsRequest, OffsetsResponse, ProduceRequest,
+    ProtocolError, RecvBuffer, Request,
 };
-use kafka_wire_runtime::reader::SliceReader;
+use kwire_runtime::reader::SliceReader;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -203,7 +203,7 @@ impl BrokerConnection {
         self.timed(written)
     }
 
-    /// Sends already-encoded request frames as they are (used by `kwire perf` to reuse one
+    /// Sends already-encoded request frames as they are (used by `kwire07 perf` to reuse one
     /// encoded batch).
     pub async fn send_raw(&mut self, frame: &[u8]) -> Result<()> {
         let written = tokio::time::timeout(self.timeout, self.stream.write_all(frame)).await;
@@ -233,7 +233,7 @@ impl BrokerConnection {
         let size = SliceReader::new(buf, 0).get_i32().unwrap_or(-1);
         match usize::try_from(size) {
             Ok(n) if (2..=self.max_response).contains(&n) => Ok(n),
-            _ => Err(self.protocol(LegacyError::FrameSize { size, max: self.max_response })),
+            _ => Err(self.protocol(ProtocolError::FrameSize { size, max: self.max_response })),
         }
     }
 
@@ -333,7 +333,7 @@ impl BrokerConnection {
         Ok(())
     }
 
-    fn protocol(&self, source: LegacyError) -> ClientError {
+    fn protocol(&self, source: ProtocolError) -> ClientError {
         ClientError::Protocol { addr: self.addr.clone(), source }
     }
 
@@ -386,7 +386,7 @@ impl BrokerConnection {
         let frame = self.read_frame().await?;
         let response = MultiFetchResponse::decode(frame).map_err(|e| self.protocol(e))?;
         if response.entries.len() != count {
-            return Err(self.protocol(LegacyError::CountTooLarge {
+            return Err(self.protocol(ProtocolError::CountTooLarge {
                 what: "multifetch response entries (differs from the request)",
                 offset: 6,
                 value: response.entries.len(),
@@ -419,7 +419,11 @@ impl BrokerConnection {
         let offsets = self.offsets(topic, partition, time, 1).await?;
         let first = offsets.first().copied().unwrap_or(0);
         u64::try_from(first).map_err(|_| {
-            self.protocol(LegacyError::NegativeLength { what: "offset in OFFSETS response", offset: 10, value: first })
+            self.protocol(ProtocolError::NegativeLength {
+                what: "offset in OFFSETS response",
+                offset: 10,
+                value: first,
+            })
         })
     }
 }

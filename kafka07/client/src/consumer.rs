@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use kafka_wire_07::{
-    complete_bytes, valid_bytes, ErrorCode, FetchRequest, FetchResponse, LegacyError, OFFSETS_EARLIEST, OFFSETS_LATEST,
+use kwire07_protocol::{
+    complete_bytes, valid_bytes, ErrorCode, FetchRequest, FetchResponse, ProtocolError, OFFSETS_EARLIEST,
+    OFFSETS_LATEST,
 };
 
 use crate::connection::BrokerConnection;
@@ -422,7 +423,7 @@ impl SimpleConsumer {
         Err(error)
     }
 
-    fn message_error(&self, source: LegacyError) -> ClientError {
+    fn message_error(&self, source: ProtocolError) -> ClientError {
         let cursor = &self.cursors[0];
         ClientError::Message { topic: cursor.topic.to_string(), partition: cursor.partition, source }
     }
@@ -471,8 +472,8 @@ impl SimpleConsumer {
 mod tests {
     use super::*;
     use bytes::BytesMut;
-    use kafka_wire_07::message::put_message_set;
-    use kafka_wire_07::{Magic, Request};
+    use kwire07_protocol::message::put_message_set;
+    use kwire07_protocol::{Magic, Request};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
     use tokio::sync::mpsc;
@@ -575,7 +576,7 @@ mod tests {
         let mut consumer = consumer_at(&addr, 0, set.len()).await;
         let err = consumer.fetch().await.unwrap_err();
         assert!(
-            matches!(&err, ClientError::Message { source: LegacyError::CrcMismatch { offset, .. }, .. } if *offset == (700 * entry) as u64),
+            matches!(&err, ClientError::Message { source: ProtocolError::CrcMismatch { offset, .. }, .. } if *offset == (700 * entry) as u64),
             "{err:?}"
         );
         assert_eq!(consumer.offset(), 0);
@@ -598,7 +599,7 @@ mod tests {
         let mut consumer = consumer_at(&addr, 0, set.len()).await;
         let err = consumer.fetch().await.unwrap_err();
         assert!(
-            matches!(&err, ClientError::Message { source: LegacyError::InvalidMessageSize { offset, length: -5 }, .. } if *offset == (300 * entry) as u64),
+            matches!(&err, ClientError::Message { source: ProtocolError::InvalidMessageSize { offset, length: -5 }, .. } if *offset == (300 * entry) as u64),
             "{err:?}"
         );
         assert_eq!(consumer.fetch().await.unwrap().len(), 3);

@@ -1,6 +1,6 @@
 //! The client's error type: every variant says what was being done and with whom.
 
-use kafka_wire_07::{ErrorCode, LegacyError};
+use kwire07_protocol::{ErrorCode, ProtocolError};
 
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
 
@@ -19,16 +19,16 @@ pub enum ClientError {
     Timeout { addr: String, secs: u64 },
 
     #[error("broker {addr} sent a malformed response: {source}")]
-    Protocol { addr: String, source: LegacyError },
+    Protocol { addr: String, source: ProtocolError },
 
     #[error("cannot encode request: {0}")]
-    Encode(#[source] LegacyError),
+    Encode(#[source] ProtocolError),
 
     #[error("broker {addr} answered {code:?} (error {}) for {topic}-{partition}", code.code())]
     Broker { addr: String, topic: String, partition: i32, code: ErrorCode },
 
     #[error("bad message in {topic}-{partition}: {source}")]
-    Message { topic: String, partition: i32, source: LegacyError },
+    Message { topic: String, partition: i32, source: ProtocolError },
 
     #[error(
         "message of {size} bytes at {topic}-{partition} offset {offset} is larger than the maximum fetch size {max}"

@@ -4,7 +4,7 @@
 //! enough bytes to hold it.
 
 use bytes::Bytes;
-use kafka_wire_07::{DeepIter, LegacyError};
+use kwire07_protocol::{DeepIter, ProtocolError};
 
 /// 0.7 consumer default `fetch.size`.
 pub const DEFAULT_FETCH_SIZE: usize = 1_048_576;
@@ -43,7 +43,7 @@ pub enum SetEnd {
 
 /// Decodes a fetch response's bytes taken from log offset `base`. A CRC failure or other
 /// corruption is an error, even after good messages, because skipping it would lose data.
-pub fn decode_set(set: Bytes, base: u64) -> Result<Decoded, LegacyError> {
+pub fn decode_set(set: Bytes, base: u64) -> Result<Decoded, ProtocolError> {
     let mut messages = Vec::new();
     match decode_each(set, base, |m| messages.push(m))? {
         SetEnd::Next { next_offset } => Ok(Decoded::Messages { messages, next_offset }),
@@ -53,7 +53,7 @@ pub fn decode_set(set: Bytes, base: u64) -> Result<Decoded, LegacyError> {
 
 /// [`decode_set`] handing each message to `f` instead of collecting them, so a caller can put
 /// them straight where it wants them. On `TooSmall` nothing was handed over.
-pub fn decode_each(set: Bytes, base: u64, mut f: impl FnMut(Fetched)) -> Result<SetEnd, LegacyError> {
+pub fn decode_each(set: Bytes, base: u64, mut f: impl FnMut(Fetched)) -> Result<SetEnd, ProtocolError> {
     let mut iter = DeepIter::new(set, base);
     let mut any = false;
     for item in iter.by_ref() {
@@ -62,7 +62,7 @@ pub fn decode_each(set: Bytes, base: u64, mut f: impl FnMut(Fetched)) -> Result<
                 any = true;
                 f(Fetched { offset: m.outer_offset, next_offset: m.next_offset, payload: m.payload });
             }
-            Err(LegacyError::MessageLargerThanFetchSize { needed, .. }) if !any => {
+            Err(ProtocolError::MessageLargerThanFetchSize { needed, .. }) if !any => {
                 return Ok(SetEnd::TooSmall { needed });
             }
             Err(e) => return Err(e),
@@ -113,8 +113,8 @@ impl FetchSize {
 mod tests {
     use super::*;
     use bytes::BytesMut;
-    use kafka_wire_07::message::{put_compressed_set, put_message_set};
-    use kafka_wire_07::{Codec, Magic};
+    use kwire07_protocol::message::{put_compressed_set, put_message_set};
+    use kwire07_protocol::{Codec, Magic};
 
     #[test]
     fn growth_doubles_then_fits_and_stops_at_max() {
@@ -193,7 +193,7 @@ mod tests {
         let mut bad = full.to_vec();
         let last = bad.len() - 1;
         bad[last] ^= 1;
-        assert!(matches!(decode_set(Bytes::from(bad), 0), Err(LegacyError::CrcMismatch { offset: 12, .. })));
+        assert!(matches!(decode_set(Bytes::from(bad), 0), Err(ProtocolError::CrcMismatch { offset: 12, .. })));
         assert_eq!(decode_set(Bytes::new(), 5).unwrap(), Decoded::Messages { messages: vec![], next_offset: 5 });
     }
 }

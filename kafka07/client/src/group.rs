@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kafka_wire_07::{OFFSETS_EARLIEST, OFFSETS_LATEST};
+use kwire07_protocol::{OFFSETS_EARLIEST, OFFSETS_LATEST};
 use tokio::task::JoinHandle;
 use zookeeper_client::{Client, EventType, OneshotWatcher};
 
@@ -30,7 +30,7 @@ use crate::connection::{BrokerConnection, ReceiveBuffer};
 use crate::consumer::{fetch_round, ConsumedMessage, PartitionCursor, PartitionOutcome};
 use crate::error::{ClientError, Result};
 use crate::fetch::{FetchSize, DEFAULT_FETCH_SIZE, DEFAULT_MAX_FETCH_SIZE};
-use kafka_wire_zk::{NodeKind, TopicName};
+use kwire07_zk::{NodeKind, TopicName};
 
 use crate::zk::{streams_for, subscription_value, Subscription, ZkCluster, DEFAULT_SESSION_TIMEOUT};
 
@@ -160,7 +160,7 @@ impl GroupConsumer {
         if config.topics.is_empty() {
             return Err(ClientError::Config("a group consumer needs at least one topic".into()));
         }
-        if let Err(e) = kafka_wire_zk::GroupId::new(config.group.as_str()) {
+        if let Err(e) = kwire07_zk::GroupId::new(config.group.as_str()) {
             return Err(ClientError::Config(format!("invalid group name {:?}: {e}", config.group)));
         }
         let zk = ZkCluster::connect_with(&config.zookeeper, config.session_timeout).await?;

@@ -1,4 +1,4 @@
-//! Kafka 0.7 client on `kafka-wire-runtime`'s `legacy` wire format (spec `shared/spec/kafka07.md`).
+//! Kafka 0.7 client on `kwire07-protocol`'s wire format (spec `shared/spec/kafka07.md`).
 //!
 //! * [`connection::BrokerConnection`]: one TCP connection speaking the five 0.7 requests.
 //! * [`producer::Producer`]: batching, key-hash or random partitioning, gzip/snappy, magic 0/1,
@@ -10,10 +10,10 @@
 //! * [`zk::ZkCluster`]: reading and writing 0.7's ZooKeeper layout.
 //!
 //! ```no_run
-//! use kafka_wire_07_client::consumer::{SimpleConsumer, StartOffset};
-//! use kafka_wire_07_client::{Codec, Discovery, Producer, ProducerConfig, Record};
+//! use kwire07_client::consumer::{SimpleConsumer, StartOffset};
+//! use kwire07_client::{Codec, Discovery, Producer, ProducerConfig, Record};
 //!
-//! # async fn demo() -> kafka_wire_07_client::Result<()> {
+//! # async fn demo() -> kwire07_client::Result<()> {
 //! let mut config = ProducerConfig::new(Discovery::Static(vec!["127.0.0.1:9092".into()]));
 //! config.codec = Codec::Snappy;
 //! let mut producer = Producer::new(config).await?;
@@ -44,7 +44,12 @@ pub use connection::{BrokerConnection, ReceiveBuffer};
 pub use consumer::{ConsumedMessage, SimpleConsumer};
 pub use error::{ClientError, Result};
 pub use group::{GroupConfig, GroupConsumer, OffsetReset};
-pub use kafka_wire_07::{Codec, ErrorCode, Magic};
+pub use kwire07_protocol::{Codec, ErrorCode, Magic};
 pub use partitioner::Partitioner;
 pub use producer::{Discovery, Producer, ProducerConfig, ProducerStats, Record};
 pub use zk::ZkCluster;
+
+/// This crate's README, whose samples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

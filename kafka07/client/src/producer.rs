@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire_07::message::{put_compressed_set, put_message_set};
-use kafka_wire_07::{Codec, Magic, ProduceRequest, OFFSETS_LATEST};
+use kwire07_protocol::message::{put_compressed_set, put_message_set};
+use kwire07_protocol::{Codec, Magic, ProduceRequest, OFFSETS_LATEST};
 
 use crate::connection::BrokerConnection;
 use crate::error::{ClientError, Result};
@@ -417,7 +417,7 @@ fn chunk_requests(entries: Vec<ProduceRequest>) -> Vec<Vec<ProduceRequest>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kafka_wire_07::{DeepIter, ShallowIter};
+    use kwire07_protocol::{DeepIter, ShallowIter};
 
     async fn producer(codec: Codec, magic: Magic, max: usize) -> Producer {
         let mut config = ProducerConfig::new(Discovery::Static(vec!["127.0.0.1:1".into()]));

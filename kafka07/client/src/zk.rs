@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError};
 
-use kafka_wire_zk::{BrokerNode, Container, GroupId, LegacyConsumerRegistration, NodeKind, TopicName, ZkDataError};
+use kwire07_zk::{BrokerNode, Container, GroupId, Kafka07ConsumerRegistration, NodeKind, TopicName, ZkDataError};
 
 use crate::assignment::BrokerPartition;
 use crate::error::{ClientError, Result};
@@ -15,7 +15,7 @@ use crate::error::{ClientError, Result};
 pub const DEFAULT_SESSION_TIMEOUT: Duration = Duration::from_millis(6000);
 
 /// A live broker as `/brokers/ids/<id>` registers it (0.7 `creator:host:port` or 0.8 JSON),
-/// decoded by `kafka-wire-zk`.
+/// decoded by `kwire07-zk`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrokerInfo {
     pub id: i32,
@@ -30,7 +30,7 @@ impl BrokerInfo {
     pub fn parse(id: i32, value: &str) -> std::result::Result<BrokerInfo, String> {
         let path = NodeKind::BrokerRegistration { broker_id: id }.path();
         match BrokerNode::parse(&path, value.as_bytes()).map_err(|e| e.to_string())? {
-            BrokerNode::Legacy(b) => Ok(BrokerInfo {
+            BrokerNode::Kafka07(b) => Ok(BrokerInfo {
                 id,
                 creator: format!("{}-{}", b.creator.host, b.creator.epoch_ms),
                 host: b.host,
@@ -45,18 +45,18 @@ impl BrokerInfo {
     }
 }
 
-/// A consumer's 0.7 registration value (spec §4.2), read and written by `kafka-wire-zk`.
-pub use kafka_wire_zk::Subscription;
+/// A consumer's 0.7 registration value (spec §4.2), read and written by `kwire07-zk`.
+pub use kwire07_zk::Subscription;
 
 /// The value a Scala 0.7 consumer writes for `subscription`.
 pub fn subscription_value(subscription: &Subscription) -> String {
-    String::from_utf8_lossy(&LegacyConsumerRegistration(subscription.clone()).to_bytes()).into_owned()
+    String::from_utf8_lossy(&Kafka07ConsumerRegistration(subscription.clone()).to_bytes()).into_owned()
 }
 
 /// Parses a registration value; members registered by other clients (brod, samsa) that are not
 /// in the Scala format are errors.
 pub fn parse_subscription(path: &str, value: &str) -> std::result::Result<Subscription, String> {
-    LegacyConsumerRegistration::parse(path, value.as_bytes()).map(|r| r.0).map_err(|e| e.to_string())
+    Kafka07ConsumerRegistration::parse(path, value.as_bytes()).map(|r| r.0).map_err(|e| e.to_string())
 }
 
 /// Streams `subscription` wants for `topic` (0 when not subscribed).
@@ -217,7 +217,7 @@ impl ZkCluster {
         let ids = Container::BrokerIds.path();
         for child in self.children(&ids).await? {
             let Some(id) = child.parse::<i32>().ok().filter(|id| *id >= 0) else {
-                let path = kafka_wire_zk::child_path(&ids, &child).unwrap_or_else(|_| format!("{ids}/{child:?}"));
+                let path = kwire07_zk::child_path(&ids, &child).unwrap_or_else(|_| format!("{ids}/{child:?}"));
                 let value = self.data(&path).await.ok().flatten().unwrap_or_default();
                 bad.push(ClientError::ZooKeeperData { path, value, reason: "the node name is not a broker id".into() });
                 continue;
@@ -250,7 +250,7 @@ impl ZkCluster {
         let mut out = BTreeMap::new();
         for child in self.children(&base).await? {
             let Some(id) = child.parse::<i32>().ok().filter(|id| *id >= 0) else { continue };
-            let path = NodeKind::LegacyTopicBroker { topic: topic.clone(), broker_id: id }.path();
+            let path = NodeKind::Kafka07TopicBroker { topic: topic.clone(), broker_id: id }.path();
             let Some(value) = self.data(&path).await? else { continue };
             let n = value.trim().parse::<i32>().ok().filter(|n| *n > 0).ok_or_else(|| ClientError::ZooKeeperData {
                 path: path.clone(),

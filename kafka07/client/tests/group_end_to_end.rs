@@ -1,20 +1,20 @@
-//! ZooKeeper group consumers against a real ZooKeeper and two real `kwire-broker`s: the
+//! ZooKeeper group consumers against a real ZooKeeper and two real `kwire07-broker`s: the
 //! producer's discovery (spec §4.4), two consumers splitting the partitions by 0.7's range
 //! assignment, one leaving and the other taking everything, committed offsets surviving a
 //! restart, the CLI's `--group` and `topics`, and a bounded load test.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{broker, kwire, lines, BrokerOptions, BrokerProcess, ZooKeeper};
-use kafka_wire_07_client::assignment::BrokerPartition;
-use kafka_wire_07_client::group::{GroupConfig, GroupConsumer};
-use kafka_wire_07_client::producer::{Discovery, Producer, ProducerConfig, Record};
-use kafka_wire_07_client::{BrokerConnection, ZkCluster};
+use common::{broker, kwire07, lines, BrokerOptions, BrokerProcess, ZooKeeper};
+use kwire07_client::assignment::BrokerPartition;
+use kwire07_client::group::{GroupConfig, GroupConsumer};
+use kwire07_client::producer::{Discovery, Producer, ProducerConfig, Record};
+use kwire07_client::{BrokerConnection, ZkCluster};
 
 fn zk_broker(zk: &str, id: u32, partitions: u32) -> BrokerProcess {
     broker(BrokerOptions {
@@ -197,7 +197,7 @@ async fn two_consumers_split_one_leaves_offsets_survive_restart() {
     let run = |a: Vec<String>| {
         tokio::task::spawn_blocking(move || {
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
-            lines(&kwire(&a, b""))
+            lines(&kwire07(&a, b""))
         })
     };
     let first = run(args("150")).await.expect("cli");
@@ -208,7 +208,7 @@ async fn two_consumers_split_one_leaves_offsets_survive_restart() {
     assert_eq!(all.len(), total, "CLI group consumers overlapped");
     let zkc3 = zkc.clone();
     let topics = tokio::task::spawn_blocking(move || {
-        String::from_utf8(kwire(&["--zookeeper", &zkc3, "topics"], b"")).expect("utf8")
+        String::from_utf8(kwire07(&["--zookeeper", &zkc3, "topics"], b"")).expect("utf8")
     })
     .await
     .expect("topics");
@@ -240,11 +240,7 @@ async fn load_every_message_once_within_the_group() {
         producers.push(tokio::spawn(async move {
             let mut config = ProducerConfig::new(Discovery::ZooKeeper(zkc));
             config.batch_size = 20;
-            config.codec = [
-                kafka_wire_07_client::Codec::None,
-                kafka_wire_07_client::Codec::Gzip,
-                kafka_wire_07_client::Codec::Snappy,
-            ][p];
+            config.codec = [kwire07_client::Codec::None, kwire07_client::Codec::Gzip, kwire07_client::Codec::Snappy][p];
             let mut producer = Producer::new(config).await.expect("producer");
             let start = Instant::now();
             let mut i = 0u64;

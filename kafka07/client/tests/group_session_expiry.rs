@@ -8,7 +8,7 @@
 //! test cuts meanwhile: otherwise its client, reconnecting at once, can take the session back
 //! before the close lands (a race a loaded machine loses often enough to fail a CI run).
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,10 +16,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{broker, BrokerOptions, ZooKeeper};
-use kafka_wire_07_client::assignment::BrokerPartition;
-use kafka_wire_07_client::group::{GroupConfig, GroupConsumer};
-use kafka_wire_07_client::producer::{Discovery, Producer, ProducerConfig, Record};
-use kafka_wire_07_client::{BrokerConnection, ZkCluster};
+use kwire07_client::assignment::BrokerPartition;
+use kwire07_client::group::{GroupConfig, GroupConsumer};
+use kwire07_client::producer::{Discovery, Producer, ProducerConfig, Record};
+use kwire07_client::{BrokerConnection, ZkCluster};
 use zookeeper_client::Client;
 
 const GROUP: &str = "g";

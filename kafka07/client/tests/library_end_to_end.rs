@@ -1,18 +1,18 @@
-//! The library against the real `kwire-broker`: a batch spanning partitions (MULTIPRODUCE),
+//! The library against the real `kwire07-broker`: a batch spanning partitions (MULTIPRODUCE),
 //! MULTIFETCH over several partitions with a small fetch size, fetch-size growth for a message
 //! larger than the fetch size, and OFFSETS.
 
-use kafka_wire_test_support as common;
+use kwire07_test_support as common;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use common::{broker, BrokerOptions};
-use kafka_wire_07_client::consumer::{PartitionCursor, SimpleConsumer, StartOffset};
-use kafka_wire_07_client::fetch::FetchSize;
-use kafka_wire_07_client::producer::{Discovery, Producer, ProducerConfig, Record};
-use kafka_wire_07_client::{BrokerConnection, Codec, Magic};
+use kwire07_client::consumer::{PartitionCursor, SimpleConsumer, StartOffset};
+use kwire07_client::fetch::FetchSize;
+use kwire07_client::producer::{Discovery, Producer, ProducerConfig, Record};
+use kwire07_client::{BrokerConnection, Codec, Magic};
 
 #[tokio::test]
 async fn multiproduce_and_multifetch_over_partitions_with_growth() {

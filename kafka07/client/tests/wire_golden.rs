@@ -4,8 +4,8 @@
 use std::io::Read;
 use std::net::TcpListener;
 
-use kafka_wire_07_client::producer::{Discovery, Producer, ProducerConfig, Record};
-use kafka_wire_07_client::Magic;
+use kwire07_client::producer::{Discovery, Producer, ProducerConfig, Record};
+use kwire07_client::Magic;
 
 fn unhex(s: &str) -> Vec<u8> {
     let s: String = s.chars().filter(|c| c.is_ascii_hexdigit()).collect();

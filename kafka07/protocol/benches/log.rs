@@ -11,7 +11,7 @@
 //! of those sums is printed ("interleaved ratio"); load bursts hit both sides of it alike, so it
 //! is the robust number when criterion's two separately timed results are skewed by noise.
 //!
-//! Run: `cargo bench -p kafka-wire-runtime --bench log`.
+//! Run: `cargo bench -p kwire-runtime --bench log`.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -21,9 +21,9 @@ use std::os::unix::fs::FileExt;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use kafka_wire_07::log::{LogConfig, LogManager};
-use kafka_wire_07::message::put_message_set;
-use kafka_wire_07::Magic;
+use kwire07_protocol::log::{LogConfig, LogManager};
+use kwire07_protocol::message::put_message_set;
+use kwire07_protocol::Magic;
 
 const SET_BYTES: usize = 64 * 1024;
 const MESSAGE_BYTES: usize = 1024;

@@ -1,7 +1,7 @@
 //! The codec bits of a magic-1 message's attributes: a leaf, so errors can name a codec
 //! without depending on the compression code.
 
-use kafka_wire_records::Compression;
+use kwire_records::Compression;
 
 /// The compression codec in bits 0–1 of a magic-1 message's attributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

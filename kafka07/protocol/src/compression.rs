@@ -1,14 +1,14 @@
 //! gzip and snappy for 0.7 compressed wrappers: the codec bits of a message's attributes and the
-//! bounds on reading them. The codecs themselves are `kafka-wire-records`' (one gzip, one
+//! bounds on reading them. The codecs themselves are `kwire-records`' (one gzip, one
 //! xerial-framed snappy, with bounded decompression), which is what 0.7's Java producer wrote:
 //! `GZIPOutputStream` and snappy-java's `SnappyOutputStream`.
 
 pub use crate::codec::Codec;
 
-use kafka_wire_records::compression as codecs;
-use kafka_wire_records::RecordsErrorKind;
+use kwire_records::compression as codecs;
+use kwire_records::RecordsErrorKind;
 
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 
 /// Bounds on reading compressed messages; they keep hostile input from exhausting memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,11 +34,13 @@ pub fn compress(codec: Codec, data: &[u8]) -> Vec<u8> {
 
 /// Decompresses a wrapper's payload. `offset` (the wrapper's log offset) is used in errors;
 /// more than `limit` output bytes is an error, detected without allocating beyond `limit`.
-pub fn decompress(codec: Codec, data: &[u8], limit: usize, offset: u64) -> Result<Vec<u8>, LegacyError> {
+pub fn decompress(codec: Codec, data: &[u8], limit: usize, offset: u64) -> Result<Vec<u8>, ProtocolError> {
     codecs::decompress(codec.as_compression(), MAGIC, data, limit).map_err(|kind| match kind {
-        RecordsErrorKind::DecompressedTooLarge { .. } => LegacyError::DecompressedTooLarge { offset, limit },
-        RecordsErrorKind::Decompression { reason, .. } => LegacyError::Decompression { offset, codec, detail: reason },
-        other => LegacyError::Decompression { offset, codec, detail: other.to_string() },
+        RecordsErrorKind::DecompressedTooLarge { .. } => ProtocolError::DecompressedTooLarge { offset, limit },
+        RecordsErrorKind::Decompression { reason, .. } => {
+            ProtocolError::Decompression { offset, codec, detail: reason }
+        }
+        other => ProtocolError::Decompression { offset, codec, detail: other.to_string() },
     })
 }
 
@@ -91,20 +93,20 @@ mod tests {
             assert_eq!(decompress(codec, &c, 1 << 20, 7).unwrap().len(), 1 << 20);
             assert_eq!(
                 decompress(codec, &c, (1 << 20) - 1, 7),
-                Err(LegacyError::DecompressedTooLarge { offset: 7, limit: (1 << 20) - 1 })
+                Err(ProtocolError::DecompressedTooLarge { offset: 7, limit: (1 << 20) - 1 })
             );
         }
         // A raw block that claims 2^31 bytes of output is refused from its header alone.
         let claim = [0x80, 0x80, 0x80, 0x80, 0x08, 0x00];
         let refused = decompress(Codec::Snappy, &claim, 1 << 20, 0);
         assert!(
-            matches!(&refused, Err(LegacyError::Decompression { detail, .. }) if detail.contains("cannot hold")),
+            matches!(&refused, Err(ProtocolError::Decompression { detail, .. }) if detail.contains("cannot hold")),
             "{refused:?}"
         );
         // Within the limit but impossible for its size: a 65-byte block claiming 60 MiB.
         let mut lie = vec![0x80, 0x80, 0x80, 0x1e];
         lie.resize(65, 0);
-        assert!(matches!(decompress(Codec::Snappy, &lie, 64 << 20, 0), Err(LegacyError::Decompression { .. })));
+        assert!(matches!(decompress(Codec::Snappy, &lie, 64 << 20, 0), Err(ProtocolError::Decompression { .. })));
     }
 
     #[test]
@@ -118,10 +120,10 @@ mod tests {
     fn corrupt_input_is_an_error() {
         assert!(matches!(
             decompress(Codec::Gzip, b"\x1f\x8bxx", 100, 3),
-            Err(LegacyError::Decompression { offset: 3, .. })
+            Err(ProtocolError::Decompression { offset: 3, .. })
         ));
         let mut framed = compress(Codec::Snappy, b"hello");
         framed[19] = 0x7f; // block length now points past the end
-        assert!(matches!(decompress(Codec::Snappy, &framed, 100, 0), Err(LegacyError::Decompression { .. })));
+        assert!(matches!(decompress(Codec::Snappy, &framed, 100, 0), Err(ProtocolError::Decompression { .. })));
     }
 }

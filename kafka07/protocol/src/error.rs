@@ -1,11 +1,11 @@
-//! Errors of the legacy wire format. Each variant names the structure or field that failed and
+//! Errors of Kafka 0.7's wire format. Each variant names the structure or field that failed and
 //! where (byte offset in the frame, or log offset of the message).
 
 use crate::codec::Codec;
 use crate::topic::TopicError;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LegacyError {
+pub enum ProtocolError {
     #[error("{what} at byte {offset}: needed {needed} bytes, {available} available")]
     Truncated { what: &'static str, offset: usize, needed: usize, available: usize },
 

@@ -1,7 +1,7 @@
 //! The complete Kafka 0.7 error-code set. Clients (samsa) crash on any other code, so nothing
 //! outside −1..4 can be represented, let alone sent.
 
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 
 /// A 0.7 response error code (signed i16 on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,7 +44,7 @@ impl ErrorCode {
     }
 
     /// Maps a wire value; anything outside −1..4 is an error, never a guess.
-    pub fn from_code(code: i16) -> Result<ErrorCode, LegacyError> {
+    pub fn from_code(code: i16) -> Result<ErrorCode, ProtocolError> {
         Ok(match code {
             -1 => ErrorCode::Unknown,
             0 => ErrorCode::NoError,
@@ -52,7 +52,7 @@ impl ErrorCode {
             2 => ErrorCode::InvalidMessage,
             3 => ErrorCode::WrongPartition,
             4 => ErrorCode::InvalidFetchSize,
-            other => return Err(LegacyError::UnknownErrorCode(other)),
+            other => return Err(ProtocolError::UnknownErrorCode(other)),
         })
     }
 
@@ -62,7 +62,7 @@ impl ErrorCode {
 }
 
 impl TryFrom<i16> for ErrorCode {
-    type Error = LegacyError;
+    type Error = ProtocolError;
     fn try_from(code: i16) -> Result<Self, Self::Error> {
         ErrorCode::from_code(code)
     }

@@ -3,9 +3,9 @@
 //! grown for the body.
 
 use bytes::{Buf, Bytes, BytesMut};
-use kafka_wire_runtime::reader::SliceReader;
+use kwire_runtime::reader::SliceReader;
 
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 use crate::request::Request;
 
 /// 0.7's default `max.socket.request.bytes` (100 MiB).
@@ -38,17 +38,17 @@ impl FrameDecoder {
     }
 
     /// Checks the size field at the front of `buf`, if it is there yet.
-    fn frame_size(&self, buf: &[u8]) -> Result<Option<usize>, LegacyError> {
+    fn frame_size(&self, buf: &[u8]) -> Result<Option<usize>, ProtocolError> {
         let Ok(size) = SliceReader::new(buf, 0).get_i32() else { return Ok(None) };
         match usize::try_from(size) {
             Ok(n) if n > 0 && n <= self.max_size => Ok(Some(n)),
-            _ => Err(LegacyError::FrameSize { size, max: self.max_size }),
+            _ => Err(ProtocolError::FrameSize { size, max: self.max_size }),
         }
     }
 
     /// Bytes still missing before the next frame is complete (at least 1 while the size field
     /// itself is incomplete). Lets a reader size its next read.
-    pub fn bytes_needed(&self, buf: &[u8]) -> Result<usize, LegacyError> {
+    pub fn bytes_needed(&self, buf: &[u8]) -> Result<usize, ProtocolError> {
         match self.frame_size(buf)? {
             None => Ok(4 - buf.len()),
             Some(n) => Ok((4 + n).saturating_sub(buf.len())),
@@ -58,7 +58,7 @@ impl FrameDecoder {
     /// Removes and returns the next complete frame's contents (without the size field), or
     /// `Ok(None)` if more bytes are needed. On `Err` the connection should be closed; `buf` is
     /// left as it was.
-    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, LegacyError> {
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, ProtocolError> {
         let Some(size) = self.frame_size(buf)? else { return Ok(None) };
         if buf.len() < 4 + size {
             // Grow towards the frame, but never by more than RESERVE_STEP ahead of the data
@@ -71,7 +71,7 @@ impl FrameDecoder {
     }
 
     /// [`FrameDecoder::decode`] followed by [`Request::decode`].
-    pub fn decode_request(&mut self, buf: &mut BytesMut) -> Result<Option<Request>, LegacyError> {
+    pub fn decode_request(&mut self, buf: &mut BytesMut) -> Result<Option<Request>, ProtocolError> {
         match self.decode(buf)? {
             None => Ok(None),
             Some(frame) => Request::decode(frame).map(Some),

@@ -1,8 +1,8 @@
-//! Kafka 0.7's legacy wire format, hand-written from `shared/spec/kafka07.md`.
+//! Kafka 0.7's wire format, hand-written from `shared/spec/kafka07.md`.
 //!
 //! * [`frame`]: the `i32 size` framing of requests and responses, with an incremental decoder.
 //! * [`request`] / [`response`]: the five request types and the three responses, both directions.
-//! * [`versioned`]: kafka-wire's MODIFY_TOPIC (type 5), versioned requests with generated bodies.
+//! * [`versioned`]: kwire's MODIFY_TOPIC (type 5), versioned requests with generated bodies.
 //! * [`message`], [`compression`], [`message_set`]: messages (magic 0 and 1), gzip and xerial
 //!   snappy, and shallow/deep iteration with 0.7's next-offset rules.
 //! * [`topic`]: 0.7.2's topic-name validation (a topic name becomes a directory name).
@@ -30,7 +30,7 @@ pub mod topic;
 pub mod versioned;
 
 pub use compression::{Codec, DecodeLimits};
-pub use error::LegacyError;
+pub use error::ProtocolError;
 pub use error_code::ErrorCode;
 pub use frame::{FrameDecoder, DEFAULT_MAX_REQUEST_SIZE};
 pub use message::{Magic, MessageRef};
@@ -48,3 +48,8 @@ pub use topic::{
     MAX_DIR_NAME_BYTES,
 };
 pub use versioned::{VersionedRequest, VersionedResponse};
+
+/// This crate's README, whose samples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

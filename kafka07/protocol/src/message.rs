@@ -2,10 +2,10 @@
 //! The `i32 length` prefix belongs to the message set.
 
 use bytes::BufMut;
-use kafka_wire_runtime::reader::SliceReader;
+use kwire_runtime::reader::SliceReader;
 
 use crate::compression::{compress, Codec};
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 
 /// Message format version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -50,20 +50,20 @@ pub struct MessageRef<'a> {
 impl<'a> MessageRef<'a> {
     /// Parses the bytes that follow a length prefix. `offset` (the message's log offset) is only
     /// used in errors. The CRC is not checked here; see [`MessageRef::verify_crc`].
-    pub fn parse(body: &'a [u8], offset: u64) -> Result<MessageRef<'a>, LegacyError> {
+    pub fn parse(body: &'a [u8], offset: u64) -> Result<MessageRef<'a>, ProtocolError> {
         let magic = match body.first() {
-            None => return Err(LegacyError::MessageTooShort { offset, length: 0, min: MIN_MESSAGE_LENGTH }),
+            None => return Err(ProtocolError::MessageTooShort { offset, length: 0, min: MIN_MESSAGE_LENGTH }),
             Some(0) => Magic::V0,
             Some(1) => Magic::V1,
-            Some(&magic) => return Err(LegacyError::UnknownMagic { offset, magic }),
+            Some(&magic) => return Err(ProtocolError::UnknownMagic { offset, magic }),
         };
         let header = magic.header_len();
         if body.len() < header {
-            return Err(LegacyError::MessageTooShort { offset, length: body.len(), min: header });
+            return Err(ProtocolError::MessageTooShort { offset, length: body.len(), min: header });
         }
         let attributes = if magic == Magic::V1 { body[1] } else { 0 };
         if let Err(codec) = Codec::from_attributes(attributes) {
-            return Err(LegacyError::UnknownCodec { offset, codec, attributes });
+            return Err(ProtocolError::UnknownCodec { offset, codec, attributes });
         }
         // `body` holds at least the header (checked above), whose last 4 bytes are the CRC.
         let crc = SliceReader::new(body, header - 4).get_u32().unwrap_or_default();
@@ -83,10 +83,10 @@ impl<'a> MessageRef<'a> {
         crc32fast::hash(self.payload)
     }
 
-    pub fn verify_crc(&self, offset: u64) -> Result<(), LegacyError> {
+    pub fn verify_crc(&self, offset: u64) -> Result<(), ProtocolError> {
         let computed = self.computed_crc();
         if computed != self.crc {
-            return Err(LegacyError::CrcMismatch { offset, stored: self.crc, computed });
+            return Err(ProtocolError::CrcMismatch { offset, stored: self.crc, computed });
         }
         Ok(())
     }
@@ -102,12 +102,16 @@ const MAX_PAYLOAD: usize = i32::MAX as usize - 6;
 
 /// Writes one length-prefixed message. Magic 0 can only be uncompressed; `codec` only sets the
 /// attribute bits, it does not compress (see [`put_compressed_set`]).
-pub fn put_message(out: &mut impl BufMut, magic: Magic, codec: Codec, payload: &[u8]) -> Result<(), LegacyError> {
+pub fn put_message(out: &mut impl BufMut, magic: Magic, codec: Codec, payload: &[u8]) -> Result<(), ProtocolError> {
     if payload.len() > MAX_PAYLOAD {
-        return Err(LegacyError::TooLargeToEncode { what: "message payload", size: payload.len(), limit: MAX_PAYLOAD });
+        return Err(ProtocolError::TooLargeToEncode {
+            what: "message payload",
+            size: payload.len(),
+            limit: MAX_PAYLOAD,
+        });
     }
     if magic == Magic::V0 && codec != Codec::None {
-        return Err(LegacyError::UnknownCodec { offset: 0, codec: codec.attribute_bits(), attributes: 0 });
+        return Err(ProtocolError::UnknownCodec { offset: 0, codec: codec.attribute_bits(), attributes: 0 });
     }
     out.put_i32((magic.header_len() + payload.len()) as i32);
     out.put_u8(magic.byte());
@@ -120,7 +124,11 @@ pub fn put_message(out: &mut impl BufMut, magic: Magic, codec: Codec, payload: &
 }
 
 /// Writes an uncompressed message set of `payloads` in the given format.
-pub fn put_message_set<P: AsRef<[u8]>>(out: &mut impl BufMut, magic: Magic, payloads: &[P]) -> Result<(), LegacyError> {
+pub fn put_message_set<P: AsRef<[u8]>>(
+    out: &mut impl BufMut,
+    magic: Magic,
+    payloads: &[P],
+) -> Result<(), ProtocolError> {
     for p in payloads {
         put_message(out, magic, Codec::None, p.as_ref())?;
     }
@@ -134,7 +142,7 @@ pub fn put_compressed_set<P: AsRef<[u8]>>(
     out: &mut impl BufMut,
     codec: Codec,
     payloads: &[P],
-) -> Result<(), LegacyError> {
+) -> Result<(), ProtocolError> {
     if codec == Codec::None {
         return put_message_set(out, Magic::V1, payloads);
     }
@@ -150,14 +158,14 @@ mod tests {
 
     #[test]
     fn parse_rejects_bad_headers() {
-        assert_eq!(MessageRef::parse(&[2, 0, 0, 0, 0], 9), Err(LegacyError::UnknownMagic { offset: 9, magic: 2 }));
+        assert_eq!(MessageRef::parse(&[2, 0, 0, 0, 0], 9), Err(ProtocolError::UnknownMagic { offset: 9, magic: 2 }));
         assert_eq!(
             MessageRef::parse(&[1, 0, 0, 0, 0], 9),
-            Err(LegacyError::MessageTooShort { offset: 9, length: 5, min: 6 })
+            Err(ProtocolError::MessageTooShort { offset: 9, length: 5, min: 6 })
         );
         assert_eq!(
             MessageRef::parse(&[1, 3, 0, 0, 0, 0], 9),
-            Err(LegacyError::UnknownCodec { offset: 9, codec: 3, attributes: 3 })
+            Err(ProtocolError::UnknownCodec { offset: 9, codec: 3, attributes: 3 })
         );
         let m = MessageRef::parse(&[0, 0, 0, 0, 0], 0).unwrap();
         assert_eq!(m.payload, b"");

@@ -7,24 +7,24 @@
 //! size" error.
 
 use bytes::Bytes;
-use kafka_wire_runtime::reader::SliceReader;
+use kwire_runtime::reader::SliceReader;
 
 use crate::compression::{decompress, DecodeLimits};
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 use crate::message::{Magic, MessageRef};
 
 /// One step of the framing walk: `Some((start, end))` of the next complete entry (`start` at its
 /// length prefix, `end` after its body), `None` when the set is done.
-fn next_frame(buf: &[u8], pos: usize, base: u64) -> Result<Option<(usize, usize)>, LegacyError> {
+fn next_frame(buf: &[u8], pos: usize, base: u64) -> Result<Option<(usize, usize)>, ProtocolError> {
     let remaining = buf.len().saturating_sub(pos);
     let Ok(length) = SliceReader::new(buf, pos).get_i32() else { return Ok(None) };
     let offset = base.saturating_add(pos as u64);
     let Ok(len) = usize::try_from(length) else {
-        return Err(LegacyError::InvalidMessageSize { offset, length });
+        return Err(ProtocolError::InvalidMessageSize { offset, length });
     };
     if len > remaining - 4 {
         if pos == 0 {
-            return Err(LegacyError::MessageLargerThanFetchSize { offset, needed: len + 4, available: remaining });
+            return Err(ProtocolError::MessageLargerThanFetchSize { offset, needed: len + 4, available: remaining });
         }
         return Ok(None);
     }
@@ -34,7 +34,7 @@ fn next_frame(buf: &[u8], pos: usize, base: u64) -> Result<Option<(usize, usize)
 /// Length in bytes of the complete shallow entries at the front of `set`, i.e. where the next
 /// fetch should start relative to this one. Errors only on a negative length or a first message
 /// that is incomplete.
-pub fn valid_bytes(set: &[u8]) -> Result<usize, LegacyError> {
+pub fn valid_bytes(set: &[u8]) -> Result<usize, ProtocolError> {
     let mut pos = 0;
     while let Some((_, end)) = next_frame(set, pos, 0)? {
         pos = end;
@@ -46,7 +46,7 @@ pub fn valid_bytes(set: &[u8]) -> Result<usize, LegacyError> {
 /// offset `base`), part of a message set still arriving: an incomplete entry at the end (even
 /// the first) is simply not counted yet. Errors only on a negative length, which no amount of
 /// further bytes can mend.
-pub fn complete_bytes(bytes: &[u8], base: u64) -> Result<usize, LegacyError> {
+pub fn complete_bytes(bytes: &[u8], base: u64) -> Result<usize, ProtocolError> {
     let mut pos = 0;
     loop {
         match next_frame(bytes, pos, base) {
@@ -55,7 +55,7 @@ pub fn complete_bytes(bytes: &[u8], base: u64) -> Result<usize, LegacyError> {
                 pos = end
             }
             // An incomplete first entry is only "too large" once the whole answer is in.
-            Ok(None) | Err(LegacyError::MessageLargerThanFetchSize { .. }) => return Ok(pos),
+            Ok(None) | Err(ProtocolError::MessageLargerThanFetchSize { .. }) => return Ok(pos),
             Err(e) => return Err(e),
         }
     }
@@ -104,7 +104,7 @@ impl<'a> ShallowIter<'a> {
 }
 
 impl<'a> Iterator for ShallowIter<'a> {
-    type Item = Result<ShallowEntry<'a>, LegacyError>;
+    type Item = Result<ShallowEntry<'a>, ProtocolError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.done {
@@ -146,9 +146,9 @@ fn walk_wrapper(
     budget: &mut usize,
     on_set: &mut dyn FnMut(&Bytes),
     on_message: &mut dyn FnMut(&MessageRef<'_>),
-) -> Result<(), LegacyError> {
+) -> Result<(), ProtocolError> {
     if depth > limits.max_depth {
-        return Err(LegacyError::NestingTooDeep { offset, max_depth: limits.max_depth });
+        return Err(ProtocolError::NestingTooDeep { offset, max_depth: limits.max_depth });
     }
     let inner = decompress(message.codec(), message.payload, *budget, offset)?;
     *budget -= inner.len();
@@ -158,16 +158,16 @@ fn walk_wrapper(
     while pos < inner.len() {
         let remaining = inner.len() - pos;
         let Ok(length) = SliceReader::new(&inner, pos).get_i32() else {
-            return Err(LegacyError::Truncated {
+            return Err(ProtocolError::Truncated {
                 what: "inner message length",
                 offset: pos,
                 needed: 4,
                 available: remaining,
             });
         };
-        let len = usize::try_from(length).map_err(|_| LegacyError::InvalidMessageSize { offset, length })?;
+        let len = usize::try_from(length).map_err(|_| ProtocolError::InvalidMessageSize { offset, length })?;
         if len > remaining - 4 {
-            return Err(LegacyError::Truncated {
+            return Err(ProtocolError::Truncated {
                 what: "inner message",
                 offset: pos + 4,
                 needed: len,
@@ -273,33 +273,33 @@ pub fn validate_message_set(
     base: u64,
     max_message_size: Option<usize>,
     limits: &DecodeLimits,
-) -> Result<SetSummary, LegacyError> {
+) -> Result<SetSummary, ProtocolError> {
     let mut unlimited = usize::MAX;
     validate_message_set_within(set, base, max_message_size, limits, &mut unlimited)
 }
 
 /// [`validate_message_set`] within a decompression budget shared by everything one request
 /// carries (a MULTIPRODUCE holds many sets): what the set's wrappers decompress to is taken from
-/// `request_budget`, and exceeding it is [`LegacyError::RequestBudgetExceeded`].
+/// `request_budget`, and exceeding it is [`ProtocolError::RequestBudgetExceeded`].
 pub fn validate_message_set_within(
     set: &[u8],
     base: u64,
     max_message_size: Option<usize>,
     limits: &DecodeLimits,
     request_budget: &mut usize,
-) -> Result<SetSummary, LegacyError> {
+) -> Result<SetSummary, ProtocolError> {
     // One pass over the set. A content error (CRC, compression, ...) is remembered while the
     // remaining sizes are still checked, so that an oversized message wins as in 0.7, whose
     // size check runs over the whole set before validation.
     let mut summary = SetSummary::default();
-    let mut content_error: Option<LegacyError> = None;
+    let mut content_error: Option<ProtocolError> = None;
     let mut iter = ShallowIter::new(set, base);
     for entry in iter.by_ref() {
         let entry = entry?;
         let size = entry.message.payload.len();
         if let Some(max) = max_message_size {
             if size > max {
-                return Err(LegacyError::MessageSizeTooLarge { offset: entry.offset, size, max });
+                return Err(ProtocolError::MessageSizeTooLarge { offset: entry.offset, size, max });
             }
         }
         if content_error.is_some() {
@@ -325,7 +325,7 @@ fn check_entry(
     entry: &ShallowEntry<'_>,
     limits: &DecodeLimits,
     request_budget: &mut usize,
-) -> Result<u64, LegacyError> {
+) -> Result<u64, ProtocolError> {
     entry.message.verify_crc(entry.offset)?;
     if !entry.message.is_compressed() {
         return Ok(1);
@@ -337,8 +337,8 @@ fn check_entry(
     let walked = walk_wrapper(&entry.message, entry.offset, 1, limits, &mut budget, &mut |_| {}, &mut |_| count += 1);
     *request_budget -= start - budget;
     match walked {
-        Err(LegacyError::DecompressedTooLarge { offset, .. }) if request_bound => {
-            Err(LegacyError::RequestBudgetExceeded { offset, budget: start })
+        Err(ProtocolError::DecompressedTooLarge { offset, .. }) if request_bound => {
+            Err(ProtocolError::RequestBudgetExceeded { offset, budget: start })
         }
         other => other.map(|()| count),
     }
@@ -387,7 +387,7 @@ impl DeepIter {
 
     /// Reads the next outer entry: a plain message is handed back as it is (the common case),
     /// a wrapper is validated whole, then its messages are handed out from its sets.
-    fn advance(&mut self) -> Result<Step, LegacyError> {
+    fn advance(&mut self) -> Result<Step, ProtocolError> {
         let Some((start, end)) = next_frame(&self.set, self.pos, self.base)? else { return Ok(Step::End) };
         let offset = self.base.saturating_add(start as u64);
         let next_offset = self.base.saturating_add(end as u64);
@@ -422,7 +422,7 @@ enum Step {
 }
 
 impl Iterator for DeepIter {
-    type Item = Result<DeepMessage, LegacyError>;
+    type Item = Result<DeepMessage, ProtocolError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {

@@ -2,9 +2,9 @@
 //! yields an error saying which field, where in the frame, what was requested and what was
 //! available.
 
-use kafka_wire_runtime::reader::{ReadError, SliceReader};
+use kwire_runtime::reader::{ReadError, SliceReader};
 
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 
 pub(crate) struct Reader<'a> {
     inner: SliceReader<'a>,
@@ -29,49 +29,49 @@ impl<'a> Reader<'a> {
         self.base.saturating_add(self.inner.position())
     }
 
-    fn named<T>(&self, what: &'static str, read: Result<T, ReadError>) -> Result<T, LegacyError> {
+    fn named<T>(&self, what: &'static str, read: Result<T, ReadError>) -> Result<T, ProtocolError> {
         read.map_err(|e| match e {
             ReadError::NotEnoughBytes { requested, available } => {
-                LegacyError::Truncated { what, offset: self.abs_offset(), needed: requested, available }
+                ProtocolError::Truncated { what, offset: self.abs_offset(), needed: requested, available }
             }
             // Nothing in the 0.7 format is a varint.
             ReadError::VarintTooLong => {
-                LegacyError::Truncated { what, offset: self.abs_offset(), needed: 0, available: 0 }
+                ProtocolError::Truncated { what, offset: self.abs_offset(), needed: 0, available: 0 }
             }
         })
     }
 
-    pub(crate) fn get_bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], LegacyError> {
+    pub(crate) fn get_bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], ProtocolError> {
         let read = self.inner.get_slice(n);
         self.named(what, read)
     }
 
-    pub(crate) fn get_i16(&mut self, what: &'static str) -> Result<i16, LegacyError> {
+    pub(crate) fn get_i16(&mut self, what: &'static str) -> Result<i16, ProtocolError> {
         let read = self.inner.get_i16();
         self.named(what, read)
     }
 
-    pub(crate) fn get_i32(&mut self, what: &'static str) -> Result<i32, LegacyError> {
+    pub(crate) fn get_i32(&mut self, what: &'static str) -> Result<i32, ProtocolError> {
         let read = self.inner.get_i32();
         self.named(what, read)
     }
 
-    pub(crate) fn get_i64(&mut self, what: &'static str) -> Result<i64, LegacyError> {
+    pub(crate) fn get_i64(&mut self, what: &'static str) -> Result<i64, ProtocolError> {
         let read = self.inner.get_i64();
         self.named(what, read)
     }
 
     /// A length field that must be ≥ 0.
-    pub(crate) fn get_len_i32(&mut self, what: &'static str) -> Result<usize, LegacyError> {
+    pub(crate) fn get_len_i32(&mut self, what: &'static str) -> Result<usize, ProtocolError> {
         let offset = self.abs_offset();
         let v = self.get_i32(what)?;
-        usize::try_from(v).map_err(|_| LegacyError::NegativeLength { what, offset, value: v.into() })
+        usize::try_from(v).map_err(|_| ProtocolError::NegativeLength { what, offset, value: v.into() })
     }
 
     /// A count or length field that must be ≥ 0.
-    pub(crate) fn get_len_i16(&mut self, what: &'static str) -> Result<usize, LegacyError> {
+    pub(crate) fn get_len_i16(&mut self, what: &'static str) -> Result<usize, ProtocolError> {
         let offset = self.abs_offset();
         let v = self.get_i16(what)?;
-        usize::try_from(v).map_err(|_| LegacyError::NegativeLength { what, offset, value: v.into() })
+        usize::try_from(v).map_err(|_| ProtocolError::NegativeLength { what, offset, value: v.into() })
     }
 }

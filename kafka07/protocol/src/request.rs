@@ -4,7 +4,7 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 use crate::reader::Reader;
 use crate::versioned::VersionedRequest;
 
@@ -20,7 +20,7 @@ pub enum RequestType {
     MultiFetch,
     MultiProduce,
     Offsets,
-    /// Type 5, added by kafka-wire (not in 0.7): create, alter, delete or describe a topic
+    /// Type 5, added by kwire (not in 0.7): create, alter, delete or describe a topic
     /// (see [`crate::versioned`]).
     ModifyTopic,
 }
@@ -37,7 +37,7 @@ impl RequestType {
         }
     }
 
-    pub fn from_id(id: i16) -> Result<RequestType, LegacyError> {
+    pub fn from_id(id: i16) -> Result<RequestType, ProtocolError> {
         Ok(match id {
             0 => RequestType::Produce,
             1 => RequestType::Fetch,
@@ -45,7 +45,7 @@ impl RequestType {
             3 => RequestType::MultiProduce,
             4 => RequestType::Offsets,
             5 => RequestType::ModifyTopic,
-            other => return Err(LegacyError::UnknownRequestType(other)),
+            other => return Err(ProtocolError::UnknownRequestType(other)),
         })
     }
 
@@ -97,10 +97,10 @@ pub enum Request {
     ModifyTopic(VersionedRequest),
 }
 
-fn topic_len(topic: &str) -> Result<usize, LegacyError> {
+fn topic_len(topic: &str) -> Result<usize, ProtocolError> {
     let n = topic.len();
     if n > i16::MAX as usize {
-        return Err(LegacyError::TooLargeToEncode { what: "topic name", size: n, limit: i16::MAX as usize });
+        return Err(ProtocolError::TooLargeToEncode { what: "topic name", size: n, limit: i16::MAX as usize });
     }
     Ok(2 + n)
 }
@@ -111,21 +111,21 @@ fn put_topic_partition(out: &mut BytesMut, topic: &str, partition: i32) {
     out.put_i32(partition);
 }
 
-fn get_topic(r: &mut Reader<'_>) -> Result<String, LegacyError> {
+fn get_topic(r: &mut Reader<'_>) -> Result<String, ProtocolError> {
     let n = r.get_len_i16("topic length")?;
     let bytes = r.get_bytes(n, "topic")?;
     Ok(String::from_utf8_lossy(bytes).into_owned())
 }
 
-fn count_of(len: usize, what: &'static str) -> Result<i16, LegacyError> {
-    i16::try_from(len).map_err(|_| LegacyError::TooLargeToEncode { what, size: len, limit: i16::MAX as usize })
+fn count_of(len: usize, what: &'static str) -> Result<i16, ProtocolError> {
+    i16::try_from(len).map_err(|_| ProtocolError::TooLargeToEncode { what, size: len, limit: i16::MAX as usize })
 }
 
 impl ProduceRequest {
-    fn body_len(&self) -> Result<usize, LegacyError> {
+    fn body_len(&self) -> Result<usize, ProtocolError> {
         let n = self.messages.len();
         if n > i32::MAX as usize {
-            return Err(LegacyError::TooLargeToEncode { what: "message set", size: n, limit: i32::MAX as usize });
+            return Err(ProtocolError::TooLargeToEncode { what: "message set", size: n, limit: i32::MAX as usize });
         }
         Ok(topic_len(&self.topic)? + 4 + 4 + n)
     }
@@ -136,7 +136,7 @@ impl ProduceRequest {
         out.put_slice(&self.messages);
     }
 
-    fn get(r: &mut Reader<'_>, frame: &Bytes) -> Result<Self, LegacyError> {
+    fn get(r: &mut Reader<'_>, frame: &Bytes) -> Result<Self, ProtocolError> {
         let topic = get_topic(r)?;
         let partition = r.get_i32("partition")?;
         let n = r.get_len_i32("message set size")?;
@@ -147,7 +147,7 @@ impl ProduceRequest {
 }
 
 impl FetchRequest {
-    fn body_len(&self) -> Result<usize, LegacyError> {
+    fn body_len(&self) -> Result<usize, ProtocolError> {
         Ok(topic_len(&self.topic)? + 4 + 8 + 4)
     }
 
@@ -157,7 +157,7 @@ impl FetchRequest {
         out.put_i32(self.max_size);
     }
 
-    fn get(r: &mut Reader<'_>) -> Result<Self, LegacyError> {
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProtocolError> {
         let topic = get_topic(r)?;
         let partition = r.get_i32("partition")?;
         let offset = r.get_i64("fetch offset")?;
@@ -167,7 +167,7 @@ impl FetchRequest {
 }
 
 impl OffsetsRequest {
-    fn body_len(&self) -> Result<usize, LegacyError> {
+    fn body_len(&self) -> Result<usize, ProtocolError> {
         Ok(topic_len(&self.topic)? + 4 + 8 + 4)
     }
 
@@ -177,7 +177,7 @@ impl OffsetsRequest {
         out.put_i32(self.max_offsets);
     }
 
-    fn get(r: &mut Reader<'_>) -> Result<Self, LegacyError> {
+    fn get(r: &mut Reader<'_>) -> Result<Self, ProtocolError> {
         let topic = get_topic(r)?;
         let partition = r.get_i32("partition")?;
         let time = r.get_i64("offsets time")?;
@@ -209,7 +209,7 @@ impl Request {
     }
 
     /// The frame's `size` field: type plus body.
-    pub fn frame_size(&self) -> Result<usize, LegacyError> {
+    pub fn frame_size(&self) -> Result<usize, ProtocolError> {
         let body = match self {
             Request::Produce(p) => p.body_len()?,
             Request::Fetch(f) => f.body_len()?,
@@ -217,22 +217,22 @@ impl Request {
             Request::ModifyTopic(m) => m.body_len(),
             Request::MultiFetch(entries) => {
                 count_of(entries.len(), "multifetch count")?;
-                entries.iter().try_fold(2usize, |acc, e| Ok::<_, LegacyError>(acc.saturating_add(e.body_len()?)))?
+                entries.iter().try_fold(2usize, |acc, e| Ok::<_, ProtocolError>(acc.saturating_add(e.body_len()?)))?
             }
             Request::MultiProduce(entries) => {
                 count_of(entries.len(), "multiproduce count")?;
-                entries.iter().try_fold(2usize, |acc, e| Ok::<_, LegacyError>(acc.saturating_add(e.body_len()?)))?
+                entries.iter().try_fold(2usize, |acc, e| Ok::<_, ProtocolError>(acc.saturating_add(e.body_len()?)))?
             }
         };
         let size = body.saturating_add(2);
         if size > i32::MAX as usize {
-            return Err(LegacyError::TooLargeToEncode { what: "request", size, limit: i32::MAX as usize });
+            return Err(ProtocolError::TooLargeToEncode { what: "request", size, limit: i32::MAX as usize });
         }
         Ok(size)
     }
 
     /// Appends the whole frame (`i32 size`, `i16 type`, body) to `out`.
-    pub fn encode(&self, out: &mut BytesMut) -> Result<(), LegacyError> {
+    pub fn encode(&self, out: &mut BytesMut) -> Result<(), ProtocolError> {
         let size = self.frame_size()?;
         out.reserve(4 + size);
         out.put_i32(size as i32);
@@ -257,7 +257,7 @@ impl Request {
     /// The whole frame as chunks whose concatenation is exactly what [`Request::encode`]
     /// writes. Message sets are the requests' own `Bytes` (not copied), so a writer can send a
     /// large PRODUCE with one vectored write instead of copying it into a frame buffer first.
-    pub fn encode_chunks(&self) -> Result<Vec<Bytes>, LegacyError> {
+    pub fn encode_chunks(&self) -> Result<Vec<Bytes>, ProtocolError> {
         let size = self.frame_size()?;
         let mut glue = BytesMut::with_capacity(64);
         glue.put_i32(size as i32);
@@ -290,7 +290,7 @@ impl Request {
     }
 
     /// The whole frame as bytes.
-    pub fn to_bytes(&self) -> Result<Bytes, LegacyError> {
+    pub fn to_bytes(&self) -> Result<Bytes, ProtocolError> {
         let mut out = BytesMut::new();
         self.encode(&mut out)?;
         Ok(out.freeze())
@@ -298,7 +298,7 @@ impl Request {
 
     /// Decodes a frame's contents (the `size` bytes after the size field). Error offsets count
     /// from the start of those bytes plus 4, i.e. from the start of the frame.
-    pub fn decode(frame: Bytes) -> Result<Request, LegacyError> {
+    pub fn decode(frame: Bytes) -> Result<Request, ProtocolError> {
         let mut r = Reader::with_base(&frame, 4);
         let kind = RequestType::from_id(r.get_i16("request type")?)?;
         Ok(match kind {
@@ -327,12 +327,12 @@ impl Request {
 
     /// A multi-request count, refused when the bytes present cannot hold that many entries of
     /// at least `min_entry` bytes.
-    fn get_count(r: &mut Reader<'_>, what: &'static str, min_entry: usize) -> Result<usize, LegacyError> {
+    fn get_count(r: &mut Reader<'_>, what: &'static str, min_entry: usize) -> Result<usize, ProtocolError> {
         let offset = r.abs_offset();
         let n = r.get_len_i16(what)?;
         let max = r.remaining() / min_entry;
         if n > max {
-            return Err(LegacyError::CountTooLarge { what, offset, value: n, max });
+            return Err(ProtocolError::CountTooLarge { what, offset, value: n, max });
         }
         Ok(n)
     }

@@ -6,14 +6,14 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 use crate::error_code::ErrorCode;
 use crate::reader::Reader;
 
 const I32_LIMIT: usize = i32::MAX as usize;
 
-fn checked_i32(what: &'static str, size: usize) -> Result<i32, LegacyError> {
-    i32::try_from(size).map_err(|_| LegacyError::TooLargeToEncode { what, size, limit: I32_LIMIT })
+fn checked_i32(what: &'static str, size: usize) -> Result<i32, ProtocolError> {
+    i32::try_from(size).map_err(|_| ProtocolError::TooLargeToEncode { what, size, limit: I32_LIMIT })
 }
 
 /// FETCH response, and one entry of a MULTIFETCH response.
@@ -27,7 +27,7 @@ pub struct FetchResponse {
 impl FetchResponse {
     /// `i32 (2 + payload_len)` and `i16 error`: the FETCH frame header, which is also exactly a
     /// MULTIFETCH entry header.
-    pub fn header(error: ErrorCode, payload_len: usize) -> Result<[u8; 6], LegacyError> {
+    pub fn header(error: ErrorCode, payload_len: usize) -> Result<[u8; 6], ProtocolError> {
         let size = checked_i32("fetch response", payload_len.saturating_add(2))?;
         let mut h = [0u8; 6];
         h[..4].copy_from_slice(&size.to_be_bytes());
@@ -35,7 +35,7 @@ impl FetchResponse {
         Ok(h)
     }
 
-    pub fn encode(&self, out: &mut BytesMut) -> Result<(), LegacyError> {
+    pub fn encode(&self, out: &mut BytesMut) -> Result<(), ProtocolError> {
         let header = Self::header(self.error, self.messages.len())?;
         out.reserve(6 + self.messages.len());
         out.put_slice(&header);
@@ -44,7 +44,7 @@ impl FetchResponse {
     }
 
     /// Decodes a frame's contents (after the size field): error then the rest as messages.
-    pub fn decode(frame: Bytes) -> Result<FetchResponse, LegacyError> {
+    pub fn decode(frame: Bytes) -> Result<FetchResponse, ProtocolError> {
         let mut r = Reader::with_base(&frame, 4);
         let error = ErrorCode::from_code(r.get_i16("fetch response error")?)?;
         Ok(FetchResponse { error, messages: frame.slice(2..) })
@@ -62,7 +62,7 @@ pub struct MultiFetchResponse {
 impl MultiFetchResponse {
     /// The frame header for entries whose message bytes total `payload_len` over `count`
     /// entries: `i32 (2 + Σ(6 + N_i))`, `i16 0`.
-    pub fn header(count: usize, payload_len: usize) -> Result<[u8; 6], LegacyError> {
+    pub fn header(count: usize, payload_len: usize) -> Result<[u8; 6], ProtocolError> {
         let size = count.saturating_mul(6).saturating_add(payload_len).saturating_add(2);
         let size = checked_i32("multifetch response", size)?;
         let mut h = [0u8; 6];
@@ -71,7 +71,7 @@ impl MultiFetchResponse {
         Ok(h)
     }
 
-    pub fn encode(&self, out: &mut BytesMut) -> Result<(), LegacyError> {
+    pub fn encode(&self, out: &mut BytesMut) -> Result<(), ProtocolError> {
         let payload: usize = self.entries.iter().fold(0usize, |a, e| a.saturating_add(e.messages.len()));
         let mut header = Self::header(self.entries.len(), payload)?;
         header[4..].copy_from_slice(&self.error.code().to_be_bytes());
@@ -84,7 +84,7 @@ impl MultiFetchResponse {
     }
 
     /// Decodes entries until the frame ends (the client knows how many it asked for).
-    pub fn decode(frame: Bytes) -> Result<MultiFetchResponse, LegacyError> {
+    pub fn decode(frame: Bytes) -> Result<MultiFetchResponse, ProtocolError> {
         let mut r = Reader::with_base(&frame, 4);
         let error = ErrorCode::from_code(r.get_i16("multifetch response error")?)?;
         let mut entries = Vec::new();
@@ -92,7 +92,7 @@ impl MultiFetchResponse {
             let offset = r.abs_offset();
             let len = r.get_len_i32("multifetch entry length")?;
             if len < 2 {
-                return Err(LegacyError::Truncated {
+                return Err(ProtocolError::Truncated {
                     what: "multifetch entry error",
                     offset,
                     needed: 2,
@@ -116,7 +116,7 @@ pub struct OffsetsResponse {
 }
 
 impl OffsetsResponse {
-    pub fn encode(&self, out: &mut BytesMut) -> Result<(), LegacyError> {
+    pub fn encode(&self, out: &mut BytesMut) -> Result<(), ProtocolError> {
         let n = checked_i32("offsets count", self.offsets.len())?;
         let size = checked_i32("offsets response", self.offsets.len().saturating_mul(8).saturating_add(6))?;
         out.reserve(4 + size as usize);
@@ -132,7 +132,7 @@ impl OffsetsResponse {
     /// Decodes a frame's contents. A count larger than the bytes present is refused before
     /// anything is allocated. A 0.7 broker sends no count with a non-zero error; that decodes
     /// to an empty list.
-    pub fn decode(frame: Bytes) -> Result<OffsetsResponse, LegacyError> {
+    pub fn decode(frame: Bytes) -> Result<OffsetsResponse, ProtocolError> {
         let mut r = Reader::with_base(&frame, 4);
         let error = ErrorCode::from_code(r.get_i16("offsets response error")?)?;
         if error != ErrorCode::NoError && r.remaining() == 0 {
@@ -142,7 +142,7 @@ impl OffsetsResponse {
         let n = r.get_len_i32("offsets count")?;
         let max = r.remaining() / 8;
         if n > max {
-            return Err(LegacyError::CountTooLarge { what: "offsets count", offset, value: n, max });
+            return Err(ProtocolError::CountTooLarge { what: "offsets count", offset, value: n, max });
         }
         let mut offsets = Vec::with_capacity(n);
         for _ in 0..n {

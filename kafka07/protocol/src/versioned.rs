@@ -5,11 +5,11 @@
 //! * response: `i32 size | i16 error (0.7 code) | i16 version | body`
 //!
 //! This module only splits and joins that framing; the body stays raw bytes for the generated
-//! `Decode`/`Encode` of the matching message (e.g. `kafka_wire_generated::ModifyTopicRequest`).
+//! `Decode`/`Encode` of the matching message (e.g. `kwire07_admin_messages::ModifyTopicRequest`).
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-use crate::error::LegacyError;
+use crate::error::ProtocolError;
 use crate::error_code::ErrorCode;
 use crate::reader::Reader;
 
@@ -31,7 +31,7 @@ impl VersionedRequest {
     }
 
     /// Reads the version; everything after it in the frame is the body.
-    pub(crate) fn get(r: &mut Reader<'_>, frame: &Bytes) -> Result<Self, LegacyError> {
+    pub(crate) fn get(r: &mut Reader<'_>, frame: &Bytes) -> Result<Self, ProtocolError> {
         let version = r.get_i16("request version")?;
         let start = r.position();
         let rest = r.remaining();
@@ -52,9 +52,9 @@ pub struct VersionedResponse {
 
 impl VersionedResponse {
     /// Appends the whole frame.
-    pub fn encode(&self, out: &mut BytesMut) -> Result<(), LegacyError> {
+    pub fn encode(&self, out: &mut BytesMut) -> Result<(), ProtocolError> {
         let size = self.body.len().saturating_add(4);
-        let size = i32::try_from(size).map_err(|_| LegacyError::TooLargeToEncode {
+        let size = i32::try_from(size).map_err(|_| ProtocolError::TooLargeToEncode {
             what: "versioned response",
             size,
             limit: i32::MAX as usize,
@@ -68,7 +68,7 @@ impl VersionedResponse {
     }
 
     /// Decodes a frame's contents (the `size` bytes after the size field).
-    pub fn decode(frame: Bytes) -> Result<VersionedResponse, LegacyError> {
+    pub fn decode(frame: Bytes) -> Result<VersionedResponse, ProtocolError> {
         let mut r = Reader::with_base(&frame, 4);
         let error = ErrorCode::from_code(r.get_i16("response error")?)?;
         let version = r.get_i16("response version")?;
@@ -95,7 +95,7 @@ mod tests {
     #[test]
     fn request_without_version_is_truncated() {
         let e = Request::decode(Bytes::from_static(&[0, 5, 0])).unwrap_err();
-        assert_eq!(e, LegacyError::Truncated { what: "request version", offset: 6, needed: 2, available: 1 });
+        assert_eq!(e, ProtocolError::Truncated { what: "request version", offset: 6, needed: 2, available: 1 });
     }
 
     #[test]
@@ -106,10 +106,10 @@ mod tests {
         assert_eq!(&out[..], &[0, 0, 0, 5, 0xff, 0xff, 0, 0, 9]);
         assert_eq!(VersionedResponse::decode(out.freeze().slice(4..)).unwrap(), resp);
         let e = VersionedResponse::decode(Bytes::from_static(&[0, 0, 0])).unwrap_err();
-        assert_eq!(e, LegacyError::Truncated { what: "response version", offset: 6, needed: 2, available: 1 });
+        assert_eq!(e, ProtocolError::Truncated { what: "response version", offset: 6, needed: 2, available: 1 });
         assert_eq!(
             VersionedResponse::decode(Bytes::from_static(&[0, 7, 0, 0])).unwrap_err(),
-            LegacyError::UnknownErrorCode(7)
+            ProtocolError::UnknownErrorCode(7)
         );
     }
 }

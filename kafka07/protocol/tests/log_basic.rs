@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kafka_wire_07::log::{
+use kwire07_protocol::log::{
     LogConfig, LogError, LogManager, PartitionLog, TopicOverrides, Visibility, CLEAN_SHUTDOWN_FILE,
 };
-use kafka_wire_07::message::{put_compressed_set, put_message_set};
-use kafka_wire_07::{Codec, LegacyError, Magic};
+use kwire07_protocol::message::{put_compressed_set, put_message_set};
+use kwire07_protocol::{Codec, Magic, ProtocolError};
 
 /// A v0 message with a 3-byte payload is 12 bytes long.
 fn msg12(tag: u8) -> Vec<u8> {
@@ -98,26 +98,29 @@ fn append_trims_cut_off_tail_and_rejects_bad_sets_whole() {
 
     // First message incomplete: an error and nothing written.
     let err = log.append(&msg12(1)[..8], at(T0)).unwrap_err();
-    assert!(matches!(err, LogError::InvalidMessageSet(LegacyError::MessageLargerThanFetchSize { .. })), "{err}");
+    assert!(matches!(err, LogError::InvalidMessageSet(ProtocolError::MessageLargerThanFetchSize { .. })), "{err}");
 
     // A corrupt message after a good one: the whole set is refused.
     let mut bad = [msg12(1), msg12(2)].concat();
     bad[20] ^= 0x40;
-    assert!(matches!(log.append(&bad, at(T0)), Err(LogError::InvalidMessageSet(LegacyError::CrcMismatch { .. }))));
+    assert!(matches!(log.append(&bad, at(T0)), Err(LogError::InvalidMessageSet(ProtocolError::CrcMismatch { .. }))));
 
     // A bad CRC inside a compressed wrapper is found too.
     let mut inner = set_of(Magic::V1, &[b"inner"]);
     let n = inner.len();
     inner[n - 1] ^= 1;
     let mut wrapper = Vec::new();
-    kafka_wire_07::message::put_message(
+    kwire07_protocol::message::put_message(
         &mut wrapper,
         Magic::V1,
         Codec::Snappy,
-        &kafka_wire_07::compression::compress(Codec::Snappy, &inner),
+        &kwire07_protocol::compression::compress(Codec::Snappy, &inner),
     )
     .unwrap();
-    assert!(matches!(log.append(&wrapper, at(T0)), Err(LogError::InvalidMessageSet(LegacyError::CrcMismatch { .. }))));
+    assert!(matches!(
+        log.append(&wrapper, at(T0)),
+        Err(LogError::InvalidMessageSet(ProtocolError::CrcMismatch { .. }))
+    ));
 
     // Oversized payloads are their own error (0.7 drops these silently).
     let mut cfg = config();
@@ -562,7 +565,7 @@ fn concurrent_appends_and_reads() {
                 if let Some(s) = logs.read("c", 0, 0, 1 << 20).unwrap() {
                     let bytes = s.to_bytes().unwrap();
                     // Whatever is visible is whole, valid messages.
-                    kafka_wire_07::validate_message_set(&bytes, 0, None, &Default::default()).unwrap();
+                    kwire07_protocol::validate_message_set(&bytes, 0, None, &Default::default()).unwrap();
                     assert_eq!(bytes.len() % 12, 0);
                 }
             }
@@ -580,7 +583,7 @@ fn concurrent_appends_and_reads() {
 
 #[test]
 fn fetch_error_codes_follow_spec_1_9() {
-    use kafka_wire_07::ErrorCode;
+    use kwire07_protocol::ErrorCode;
     let tmp = tempfile::tempdir().unwrap();
     let logs = LogManager::open(tmp.path(), config(), HashMap::new()).unwrap();
     logs.append("t", 0, &msg12(0)).unwrap();
@@ -596,7 +599,7 @@ fn fetch_error_codes_follow_spec_1_9() {
 fn log_manager_is_shareable_between_threads() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<LogManager>();
-    assert_send_sync::<kafka_wire_07::log::FileSlice>();
+    assert_send_sync::<kwire07_protocol::log::FileSlice>();
 }
 
 #[test]

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kafka_wire_07::log::{LogConfig, LogError, LogManager, PartitionLog, Visibility};
-use kafka_wire_07::message::put_message_set;
-use kafka_wire_07::Magic;
+use kwire07_protocol::log::{LogConfig, LogError, LogManager, PartitionLog, Visibility};
+use kwire07_protocol::message::put_message_set;
+use kwire07_protocol::Magic;
 
 /// A v0 message with a 3-byte payload is 12 bytes long.
 fn msg12(tag: u8) -> Vec<u8> {

@@ -9,9 +9,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kafka_wire_07::log::{LogConfig, PartitionLog, Visibility};
-use kafka_wire_07::message::{put_compressed_set, put_message_set};
-use kafka_wire_07::{validate_message_set, Codec, DecodeLimits, Magic};
+use kwire07_protocol::log::{LogConfig, PartitionLog, Visibility};
+use kwire07_protocol::message::{put_compressed_set, put_message_set};
+use kwire07_protocol::{validate_message_set, Codec, DecodeLimits, Magic};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]

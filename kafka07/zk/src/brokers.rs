@@ -73,7 +73,7 @@ impl BrokerRegistration {
 
 /// 0.7's creator id: `<host>-<epoch ms>` (the broker's local address and its start time).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LegacyCreator {
+pub struct Kafka07Creator {
     pub host: String,
     pub epoch_ms: u64,
 }
@@ -82,13 +82,13 @@ pub struct LegacyCreator {
 /// `10.0.0.5-1370000000000:10.0.0.5:9092`. Readers split on `:` and expect exactly three
 /// parts, so no part may contain `:`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LegacyBrokerRegistration {
-    pub creator: LegacyCreator,
+pub struct Kafka07BrokerRegistration {
+    pub creator: Kafka07Creator,
     pub host: String,
     pub port: u16,
 }
 
-impl LegacyBrokerRegistration {
+impl Kafka07BrokerRegistration {
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Self, ZkDataError> {
         let text = utf8(path, bytes)?;
         let parts: Vec<&str> = text.split(':').collect();
@@ -112,8 +112,8 @@ impl LegacyBrokerRegistration {
         check_host(path, host)?;
         let port_value = parse_unsigned(port_text, i32::MAX as u64)
             .map_err(|detail| ZkDataError::invalid(path, format!("0.7 broker port: {detail}")))?;
-        Ok(LegacyBrokerRegistration {
-            creator: LegacyCreator { host: creator_host.to_owned(), epoch_ms },
+        Ok(Kafka07BrokerRegistration {
+            creator: Kafka07Creator { host: creator_host.to_owned(), epoch_ms },
             host: host.to_owned(),
             port: port(path, "port", port_value as i32)?,
         })
@@ -130,7 +130,7 @@ pub enum BrokerNode {
     /// 0.8 JSON.
     Registration(BrokerRegistration),
     /// 0.7 `creator:host:port`.
-    Legacy(LegacyBrokerRegistration),
+    Kafka07(Kafka07BrokerRegistration),
 }
 
 impl BrokerNode {
@@ -139,14 +139,14 @@ impl BrokerNode {
         if bytes.trim_ascii_start().starts_with(b"{") {
             BrokerRegistration::parse(path, bytes).map(BrokerNode::Registration)
         } else {
-            LegacyBrokerRegistration::parse(path, bytes).map(BrokerNode::Legacy)
+            Kafka07BrokerRegistration::parse(path, bytes).map(BrokerNode::Kafka07)
         }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
             BrokerNode::Registration(r) => r.to_bytes(),
-            BrokerNode::Legacy(r) => r.to_bytes(),
+            BrokerNode::Kafka07(r) => r.to_bytes(),
         }
     }
 }

@@ -128,9 +128,9 @@ impl ConsumerRegistration {
 /// `{ "topicA": 2,"topicB": 1 }`, written exactly as Kafka does (`{ `, entries joined by `,`,
 /// ` }`); a whitelist is `*<n>*<regex>`, a blacklist `!<n>!<regex>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LegacyConsumerRegistration(pub Subscription);
+pub struct Kafka07ConsumerRegistration(pub Subscription);
 
-impl LegacyConsumerRegistration {
+impl Kafka07ConsumerRegistration {
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Self, ZkDataError> {
         let text = utf8(path, bytes)?;
         let mut chars = text.chars();
@@ -148,7 +148,7 @@ impl LegacyConsumerRegistration {
                 let streams = check_streams(path, "0.7 wildcard", streams as i64)?;
                 check_regex(path, regex)?;
                 let regex = regex.to_owned();
-                Ok(LegacyConsumerRegistration(if marker == '*' {
+                Ok(Kafka07ConsumerRegistration(if marker == '*' {
                     Subscription::Whitelist { regex, streams }
                 } else {
                     Subscription::Blacklist { regex, streams }
@@ -165,7 +165,7 @@ impl LegacyConsumerRegistration {
                     })?;
                     entries.insert(topic, streams);
                 }
-                static_subscription(path, entries).map(LegacyConsumerRegistration)
+                static_subscription(path, entries).map(Kafka07ConsumerRegistration)
             }
         }
     }
@@ -187,7 +187,7 @@ impl LegacyConsumerRegistration {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConsumerRegistrationNode {
     Registration(ConsumerRegistration),
-    Legacy(LegacyConsumerRegistration),
+    Kafka07(Kafka07ConsumerRegistration),
 }
 
 impl ConsumerRegistrationNode {
@@ -203,7 +203,7 @@ impl ConsumerRegistrationNode {
             },
         };
         if is_legacy {
-            LegacyConsumerRegistration::parse(path, bytes).map(ConsumerRegistrationNode::Legacy)
+            Kafka07ConsumerRegistration::parse(path, bytes).map(ConsumerRegistrationNode::Kafka07)
         } else {
             ConsumerRegistration::parse(path, bytes).map(ConsumerRegistrationNode::Registration)
         }
@@ -212,14 +212,14 @@ impl ConsumerRegistrationNode {
     pub fn subscription(&self) -> &Subscription {
         match self {
             ConsumerRegistrationNode::Registration(r) => &r.subscription,
-            ConsumerRegistrationNode::Legacy(r) => &r.0,
+            ConsumerRegistrationNode::Kafka07(r) => &r.0,
         }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
             ConsumerRegistrationNode::Registration(r) => r.to_bytes(),
-            ConsumerRegistrationNode::Legacy(r) => r.to_bytes(),
+            ConsumerRegistrationNode::Kafka07(r) => r.to_bytes(),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The one error type of the `zk` module. Every variant that concerns node data names the
-//! ZooKeeper path, so `kwire zk check` can print it as is.
+//! ZooKeeper path, so `kwire07 zk check` can print it as is.
 
 /// Why a ZooKeeper path or node value is not what Kafka's layout says it should be.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -32,10 +32,10 @@ mod topics;
 pub use admin::{
     DeleteTopics, DeleteTopicsNode, PartitionReassignment, PreferredReplicaElection, ReassignPartitions, TopicPartition,
 };
-pub use brokers::{BrokerNode, BrokerRegistration, LegacyBrokerRegistration, LegacyCreator};
+pub use brokers::{BrokerNode, BrokerRegistration, Kafka07BrokerRegistration, Kafka07Creator};
 pub use config::{config_change_create_path, ConfigChange, TopicConfig, CONFIG_CHANGE_PREFIX};
 pub use consumers::{
-    ConsumerOffset, ConsumerRegistration, ConsumerRegistrationNode, ConsumerThreadId, LegacyConsumerRegistration,
+    ConsumerOffset, ConsumerRegistration, ConsumerRegistrationNode, ConsumerThreadId, Kafka07ConsumerRegistration,
     Subscription,
 };
 pub use controller::{ControllerEpoch, ControllerNode};
@@ -43,4 +43,9 @@ pub use error::ZkDataError;
 pub use json::VERSION_1;
 pub use names::{child_path, ConsumerId, GroupId, TopicName};
 pub use node::{check, config_change_sequence, parse, Container, Node, NodeKind, PartitionKey, TypedValue};
-pub use topics::{LegacyPartitionCount, PartitionState, TopicNode, TopicRegistration};
+pub use topics::{Kafka07PartitionCount, PartitionState, TopicNode, TopicRegistration};
+
+/// This crate's README, whose samples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

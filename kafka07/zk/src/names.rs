@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use kafka_wire_07::topic::{validate_topic, TopicError, DEFAULT_MAX_TOPIC_NAME_LENGTH};
+use kwire07_protocol::topic::{validate_topic, TopicError, DEFAULT_MAX_TOPIC_NAME_LENGTH};
 
 use super::error::ZkDataError;
 
@@ -83,7 +83,7 @@ macro_rules! validated_name {
 }
 
 validated_name!(
-    /// A topic name, valid by 0.7.2's rules (`kafka_wire_07::topic`, at most 255 characters).
+    /// A topic name, valid by 0.7.2's rules (`kwire07_protocol::topic`, at most 255 characters).
     TopicName,
     "topic name",
     |name| validate_topic(name, DEFAULT_MAX_TOPIC_NAME_LENGTH).map_err(|e| name_error("topic name", name, e))

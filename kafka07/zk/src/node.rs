@@ -1,6 +1,6 @@
 //! The path → node-kind classifier: which Kafka node a ZooKeeper path is (0.7 and 0.8
-//! layouts), and how to decode, check and re-encode its data. `kwire zk dump` and
-//! `kwire zk check` are built on this.
+//! layouts), and how to decode, check and re-encode its data. `kwire07 zk dump` and
+//! `kwire07 zk check` are built on this.
 
 use std::fmt;
 
@@ -12,7 +12,7 @@ use super::controller::{ControllerEpoch, ControllerNode};
 use super::error::ZkDataError;
 use super::names::{ConsumerId, GroupId, TopicName};
 use super::text::parse_canonical;
-use super::topics::{LegacyPartitionCount, PartitionState, TopicNode};
+use super::topics::{Kafka07PartitionCount, PartitionState, TopicNode};
 
 /// Largest partition or broker id (a Java `int`).
 const MAX_ID: u64 = i32::MAX as u64;
@@ -116,7 +116,7 @@ pub enum NodeKind {
         partition: i32,
     },
     /// `/brokers/topics/<topic>/<brokerId>` (0.7): partition count on that broker.
-    LegacyTopicBroker {
+    Kafka07TopicBroker {
         topic: TopicName,
         broker_id: i32,
     },
@@ -169,7 +169,7 @@ pub enum TypedValue {
     Broker(BrokerNode),
     Topic(TopicNode),
     PartitionState(PartitionState),
-    LegacyPartitionCount(LegacyPartitionCount),
+    Kafka07PartitionCount(Kafka07PartitionCount),
     Controller(ControllerNode),
     ControllerEpoch(ControllerEpoch),
     ConsumerRegistration(ConsumerRegistrationNode),
@@ -190,7 +190,7 @@ impl TypedValue {
             TypedValue::Broker(v) => v.to_bytes(),
             TypedValue::Topic(v) => v.to_bytes(),
             TypedValue::PartitionState(v) => v.to_bytes(),
-            TypedValue::LegacyPartitionCount(v) => v.to_bytes(),
+            TypedValue::Kafka07PartitionCount(v) => v.to_bytes(),
             TypedValue::Controller(v) => v.to_bytes(),
             TypedValue::ControllerEpoch(v) => v.to_bytes(),
             TypedValue::ConsumerRegistration(v) => v.to_bytes(),
@@ -241,7 +241,7 @@ impl NodeKind {
             ["brokers", "topics"] => K::Container(C::BrokerTopics),
             ["brokers", "topics", t] => K::TopicRegistration { topic: topic(t)? },
             ["brokers", "topics", t, "partitions"] => K::Container(C::TopicPartitions { topic: topic(t)? }),
-            ["brokers", "topics", t, b] => K::LegacyTopicBroker { topic: topic(t)?, broker_id: id(b)? },
+            ["brokers", "topics", t, b] => K::Kafka07TopicBroker { topic: topic(t)?, broker_id: id(b)? },
             ["brokers", "topics", t, "partitions", p] => {
                 K::Container(C::Partition { topic: topic(t)?, partition: id(p)? })
             }
@@ -312,7 +312,7 @@ impl NodeKind {
             K::BrokerRegistration { broker_id } => format!("/brokers/ids/{broker_id}"),
             K::TopicRegistration { topic } => format!("/brokers/topics/{topic}"),
             K::PartitionState { topic, partition } => format!("/brokers/topics/{topic}/partitions/{partition}/state"),
-            K::LegacyTopicBroker { topic, broker_id } => format!("/brokers/topics/{topic}/{broker_id}"),
+            K::Kafka07TopicBroker { topic, broker_id } => format!("/brokers/topics/{topic}/{broker_id}"),
             K::Controller => "/controller".to_owned(),
             K::ControllerEpoch => "/controller_epoch".to_owned(),
             K::ConsumerRegistration { group, consumer } => format!("/consumers/{group}/ids/{consumer}"),
@@ -327,14 +327,14 @@ impl NodeKind {
         }
     }
 
-    /// A short name for the node's schema, for listings such as `kwire zk check`.
+    /// A short name for the node's schema, for listings such as `kwire07 zk check`.
     pub fn name(&self) -> &'static str {
         match self {
             NodeKind::Container(_) => "container",
             NodeKind::BrokerRegistration { .. } => "broker registration",
             NodeKind::TopicRegistration { .. } => "topic registration",
             NodeKind::PartitionState { .. } => "partition state",
-            NodeKind::LegacyTopicBroker { .. } => "0.7 partition count",
+            NodeKind::Kafka07TopicBroker { .. } => "0.7 partition count",
             NodeKind::Controller => "controller",
             NodeKind::ControllerEpoch => "controller epoch",
             NodeKind::ConsumerRegistration { .. } => "consumer registration",
@@ -362,8 +362,8 @@ impl NodeKind {
             NodeKind::BrokerRegistration { .. } => TypedValue::Broker(BrokerNode::parse(path, bytes)?),
             NodeKind::TopicRegistration { .. } => TypedValue::Topic(TopicNode::parse(path, bytes)?),
             NodeKind::PartitionState { .. } => TypedValue::PartitionState(PartitionState::parse(path, bytes)?),
-            NodeKind::LegacyTopicBroker { .. } => {
-                TypedValue::LegacyPartitionCount(LegacyPartitionCount::parse(path, bytes)?)
+            NodeKind::Kafka07TopicBroker { .. } => {
+                TypedValue::Kafka07PartitionCount(Kafka07PartitionCount::parse(path, bytes)?)
             }
             NodeKind::Controller => TypedValue::Controller(ControllerNode::parse(path, bytes)?),
             NodeKind::ControllerEpoch => TypedValue::ControllerEpoch(ControllerEpoch::parse(path, bytes)?),

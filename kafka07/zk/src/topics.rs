@@ -52,13 +52,13 @@ impl TopicRegistration {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TopicNode {
     Registration(TopicRegistration),
-    LegacyParent,
+    Kafka07Parent,
 }
 
 impl TopicNode {
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Self, ZkDataError> {
         if bytes.is_empty() {
-            Ok(TopicNode::LegacyParent)
+            Ok(TopicNode::Kafka07Parent)
         } else {
             TopicRegistration::parse(path, bytes).map(TopicNode::Registration)
         }
@@ -67,7 +67,7 @@ impl TopicNode {
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
             TopicNode::Registration(r) => r.to_bytes(),
-            TopicNode::LegacyParent => Vec::new(),
+            TopicNode::Kafka07Parent => Vec::new(),
         }
     }
 }
@@ -125,9 +125,9 @@ impl PartitionState {
 /// 0.7's `/brokers/topics/<topic>/<brokerId>`: how many partitions the broker has for the
 /// topic, as decimal text (for example `1`). Always at least 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LegacyPartitionCount(pub u32);
+pub struct Kafka07PartitionCount(pub u32);
 
-impl LegacyPartitionCount {
+impl Kafka07PartitionCount {
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Self, ZkDataError> {
         let text = utf8(path, bytes)?;
         let count = parse_unsigned(text, i32::MAX as u64)
@@ -135,7 +135,7 @@ impl LegacyPartitionCount {
         if count == 0 {
             return Err(ZkDataError::invalid(path, "0.7 partition count is 0, it must be at least 1"));
         }
-        Ok(LegacyPartitionCount(count as u32))
+        Ok(Kafka07PartitionCount(count as u32))
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {

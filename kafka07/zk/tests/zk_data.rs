@@ -1,9 +1,9 @@
-//! Typed ZooKeeper data (`kafka_wire_zk`): seed 003's examples, the 0.7 text forms of
+//! Typed ZooKeeper data (`kwire07_zk`): seed 003's examples, the 0.7 text forms of
 //! spec §4, the path classifier, errors that name the path, and serialise→parse identity.
 
 use std::collections::BTreeMap;
 
-use kafka_wire_zk::*;
+use kwire07_zk::*;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -190,14 +190,14 @@ fn seed_topic_config_and_change() {
 // Kafka 0.7 text forms (spec §4).
 
 #[test]
-fn legacy_broker_registration() {
+fn kafka07_broker_registration() {
     let value = text_roundtrip("/brokers/ids/0", "10.0.0.5-1370000000000:10.0.0.5:9092");
-    let expected = LegacyBrokerRegistration {
-        creator: LegacyCreator { host: "10.0.0.5".into(), epoch_ms: 1370000000000 },
+    let expected = Kafka07BrokerRegistration {
+        creator: Kafka07Creator { host: "10.0.0.5".into(), epoch_ms: 1370000000000 },
         host: "10.0.0.5".into(),
         port: 9092,
     };
-    assert_eq!(value, TypedValue::Broker(BrokerNode::Legacy(expected)));
+    assert_eq!(value, TypedValue::Broker(BrokerNode::Kafka07(expected)));
     // A creator host may itself hold dashes: the epoch follows the last one.
     text_roundtrip("/brokers/ids/12", "my-host-1-1370000000000:my-host-1:9093");
     for bad in [
@@ -219,11 +219,11 @@ fn legacy_broker_registration() {
 }
 
 #[test]
-fn legacy_topic_nodes() {
-    assert_eq!(text_roundtrip("/brokers/topics/events", ""), TypedValue::Topic(TopicNode::LegacyParent));
+fn kafka07_topic_nodes() {
+    assert_eq!(text_roundtrip("/brokers/topics/events", ""), TypedValue::Topic(TopicNode::Kafka07Parent));
     assert_eq!(
         text_roundtrip("/brokers/topics/events/3", "1"),
-        TypedValue::LegacyPartitionCount(LegacyPartitionCount(1))
+        TypedValue::Kafka07PartitionCount(Kafka07PartitionCount(1))
     );
     text_roundtrip("/brokers/topics/events/3", "16");
     for bad in ["0", "-1", "", "1.0", " 1", "2147483648", "x"] {
@@ -232,21 +232,21 @@ fn legacy_topic_nodes() {
 }
 
 #[test]
-fn legacy_consumer_nodes() {
+fn kafka07_consumer_nodes() {
     let path = "/consumers/g/ids/g_host-1370000000000-deadbeef";
     // Exactly the bytes Kafka 0.7 writes: `{ ` + entries joined by `,` + ` }`.
     let value = text_roundtrip(path, r#"{ "topicA": 2,"topicB": 1 }"#);
     let expected = Subscription::Static(BTreeMap::from([(topic("topicA"), 2), (topic("topicB"), 1)]));
     assert_eq!(
         value,
-        TypedValue::ConsumerRegistration(ConsumerRegistrationNode::Legacy(LegacyConsumerRegistration(expected)))
+        TypedValue::ConsumerRegistration(ConsumerRegistrationNode::Kafka07(Kafka07ConsumerRegistration(expected)))
     );
     let TypedValue::ConsumerRegistration(node) = parse(path, br#"{"topicA":2}"#).unwrap() else { panic!() };
-    assert!(matches!(node, ConsumerRegistrationNode::Legacy(_)));
+    assert!(matches!(node, ConsumerRegistrationNode::Kafka07(_)));
     let white = text_roundtrip(path, "*3*foo.*|bar");
     assert_eq!(
         white,
-        TypedValue::ConsumerRegistration(ConsumerRegistrationNode::Legacy(LegacyConsumerRegistration(
+        TypedValue::ConsumerRegistration(ConsumerRegistrationNode::Kafka07(Kafka07ConsumerRegistration(
             Subscription::Whitelist { regex: "foo.*|bar".into(), streams: 3 }
         )))
     );
@@ -484,7 +484,7 @@ fn classifier_maps_every_path_form() {
         ("/brokers/topics/tp/partitions", NodeKind::Container(Container::TopicPartitions { topic: t() })),
         ("/brokers/topics/tp/partitions/3", NodeKind::Container(Container::Partition { topic: t(), partition: 3 })),
         ("/brokers/topics/tp/partitions/3/state", NodeKind::PartitionState { topic: t(), partition: 3 }),
-        ("/brokers/topics/tp/7", NodeKind::LegacyTopicBroker { topic: t(), broker_id: 7 }),
+        ("/brokers/topics/tp/7", NodeKind::Kafka07TopicBroker { topic: t(), broker_id: 7 }),
         ("/brokers/topics/partitions", NodeKind::TopicRegistration { topic: topic("partitions") }),
         ("/controller", NodeKind::Controller),
         ("/controller_epoch", NodeKind::ControllerEpoch),
@@ -693,8 +693,8 @@ fn node() -> impl Strategy<Value = (NodeKind, TypedValue)> {
         (broker_id(), host(), any::<u64>(), host(), port()).prop_map(|(id, chost, epoch_ms, host, port)| {
             (
                 NodeKind::BrokerRegistration { broker_id: id },
-                TypedValue::Broker(BrokerNode::Legacy(LegacyBrokerRegistration {
-                    creator: LegacyCreator { host: chost, epoch_ms },
+                TypedValue::Broker(BrokerNode::Kafka07(Kafka07BrokerRegistration {
+                    creator: Kafka07Creator { host: chost, epoch_ms },
                     host,
                     port,
                 })),
@@ -709,7 +709,7 @@ fn node() -> impl Strategy<Value = (NodeKind, TypedValue)> {
             }
         ),
         topic_name()
-            .prop_map(|topic| (NodeKind::TopicRegistration { topic }, TypedValue::Topic(TopicNode::LegacyParent))),
+            .prop_map(|topic| (NodeKind::TopicRegistration { topic }, TypedValue::Topic(TopicNode::Kafka07Parent))),
         (topic_name(), broker_id(), replicas(true), -1..=i32::MAX, broker_id(), broker_id()).prop_map(
             |(topic, partition, isr, leader, controller_epoch, leader_epoch)| {
                 (
@@ -720,8 +720,8 @@ fn node() -> impl Strategy<Value = (NodeKind, TypedValue)> {
         ),
         (topic_name(), broker_id(), 1..=i32::MAX as u32).prop_map(|(topic, broker_id, count)| {
             (
-                NodeKind::LegacyTopicBroker { topic, broker_id },
-                TypedValue::LegacyPartitionCount(LegacyPartitionCount(count)),
+                NodeKind::Kafka07TopicBroker { topic, broker_id },
+                TypedValue::Kafka07PartitionCount(Kafka07PartitionCount(count)),
             )
         }),
         broker_id().prop_map(|id| (NodeKind::Controller, TypedValue::Controller(ControllerNode::BrokerId(id)))),
@@ -745,7 +745,7 @@ fn node() -> impl Strategy<Value = (NodeKind, TypedValue)> {
         (group_id(), consumer_id(), subscription()).prop_map(|(group, consumer, subscription)| {
             (
                 NodeKind::ConsumerRegistration { group, consumer },
-                TypedValue::ConsumerRegistration(ConsumerRegistrationNode::Legacy(LegacyConsumerRegistration(
+                TypedValue::ConsumerRegistration(ConsumerRegistrationNode::Kafka07(Kafka07ConsumerRegistration(
                     subscription,
                 ))),
             )

@@ -1,5 +1,5 @@
-//! `kafka-wire`: command-line tools for modern Kafka, on the generated messages and
-//! `kafka-wire-connection`: `tap`, a live decoding (and re-encoding) proxy, and `perf`, request
+//! `kwire`: command-line tools for modern Kafka, on the generated messages and
+//! `kwire-connection`: `tap`, a live decoding (and re-encoding) proxy, and `perf`, request
 //! round trips. Errors are one line on stderr and a non-zero exit status.
 //!
 //! This file only parses and dispatches: each subcommand owns its arguments and its run
@@ -13,7 +13,7 @@ use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "kafka-wire", version, about = "Modern Kafka on the wire: a decoding proxy and request timing")]
+#[command(name = "kwire", version, about = "Modern Kafka on the wire: a decoding proxy and request timing")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,7 +30,7 @@ enum Command {
 
 fn main() -> ExitCode {
     // One line, no backtrace, even for a bug.
-    std::panic::set_hook(Box::new(|info| eprintln!("kafka-wire: internal error: {info}")));
+    std::panic::set_hook(Box::new(|info| eprintln!("kwire: internal error: {info}")));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e)
@@ -47,18 +47,18 @@ fn main() -> ExitCode {
             // clap's message without its usage block: one line.
             let text = e.to_string();
             let head: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
-            eprintln!("kafka-wire: {} (see kafka-wire --help)", head.join(" ").trim_start_matches("error: "));
+            eprintln!("kwire: {} (see kwire --help)", head.join(" ").trim_start_matches("error: "));
             return ExitCode::from(2);
         }
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("KAFKA_WIRE_LOG")
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KWIRE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
     // The tap decodes and prints beside forwarding: on worker threads, so neither waits.
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("kafka-wire: cannot start the async runtime: {e}");
+            eprintln!("kwire: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -71,7 +71,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kafka-wire: {e}");
+            eprintln!("kwire: {e}");
             ExitCode::FAILURE
         }
     }

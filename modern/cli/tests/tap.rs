@@ -1,4 +1,4 @@
-//! `kafka-wire tap` between real software: kafka-python producing, consuming in a group, committing
+//! `kwire tap` between real software: kafka-python producing, consuming in a group, committing
 //! and listing offsets through the tap to tansu (a Kafka-compatible broker), every frame
 //! decoded and counted; and, against a scripted upstream, bytes forwarded unchanged, frames that
 //! do not decode reported with their hex, and a client that disconnects mid-frame ending only
@@ -12,11 +12,11 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestFrame, ResponseFrame};
-use kafka_wire::BytesMut;
-use kafka_wire_inspect::explain::{recording, Schemas, Style};
-use kafka_wire_test_support::env_or_skip;
-use kafka_wire_test_support::tansu::Tansu;
+use kwire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestFrame, ResponseFrame};
+use kwire::BytesMut;
+use kwire_inspect::explain::{recording, Schemas, Style};
+use kwire_test_support::env_or_skip;
+use kwire_test_support::tansu::Tansu;
 
 mod common;
 use common::Tap;
@@ -113,7 +113,7 @@ fn json_mode_prints_one_object_per_frame() {
     let mut request = BytesMut::new();
     RequestFrame::new(ApiVersionsRequest::default(), 3, 1, None).encode(&mut request).unwrap();
     let mut response = BytesMut::new();
-    let body = ApiVersionsResponse { error_code: kafka_wire::ErrorCode::UNSUPPORTED_VERSION, ..Default::default() };
+    let body = ApiVersionsResponse { error_code: kwire::ErrorCode::UNSUPPORTED_VERSION, ..Default::default() };
     ResponseFrame::new(body, 1).encode(&mut response, 3).unwrap();
     let (upstream, _) = scripted_upstream(vec![response.to_vec()]);
     let tap = Tap::start(&upstream, &["--json"]);
@@ -192,7 +192,7 @@ print(json.dumps({"consumed": len(values), "committed": committed, "end": end, "
 #[test]
 fn kafka_python_through_the_tap_to_tansu() {
     let Some(tansu) = Tansu::start_or_skip() else { return };
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let dir = tempfile::tempdir().unwrap();
     let recording_path = dir.path().join("tap.rec");
     let tap = Tap::start(&tansu.addr().to_string(), &["--record", recording_path.to_str().unwrap()]);
@@ -238,7 +238,7 @@ fn kafka_python_through_the_tap_to_tansu() {
     assert!(out.iter().any(|l| l.contains("JoinGroup v") && l.contains("errors: MEMBER_ID_REQUIRED")), "{out:#?}");
 
     // The recording replays: every frame explains with the schemas, none malformed.
-    let schemas = Schemas::load(&[kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap()]).unwrap();
+    let schemas = Schemas::load(&[kwire_codegen::locate_kafka_schemas(&workspace()).unwrap()]).unwrap();
     let bytes = std::fs::read(&recording_path).unwrap();
     let entries = recording::read(&bytes).unwrap().expect("a recording");
     let exchanges = out.iter().filter(|l| l.contains(" resp ")).count();
@@ -256,7 +256,7 @@ fn explain_mode_prints_each_frames_tree() {
     let mut response = BytesMut::new();
     ResponseFrame::new(ApiVersionsResponse::default(), 5).encode(&mut response, 3).unwrap();
     let (upstream, _) = scripted_upstream(vec![response.to_vec()]);
-    let schemas = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
+    let schemas = kwire_codegen::locate_kafka_schemas(&workspace()).unwrap();
     let tap = Tap::start(&upstream, &["--explain", "--schemas", schemas.to_str().unwrap()]);
     let mut client = TcpStream::connect(tap.addr()).unwrap();
     client.write_all(&request).unwrap();
@@ -284,14 +284,14 @@ fn reencode_differences(out: &[String]) -> BTreeMap<(String, String, i16), Vec<S
     found
 }
 
-/// kafka-python, then our own connection, through `kafka-wire tap --reencode` to Apache Kafka 4.4:
+/// kafka-python, then our own connection, through `kwire tap --reencode` to Apache Kafka 4.4:
 /// every frame that decodes goes on as re-encoded from its decoded value, both clients
 /// succeed, and any frame whose re-encoding differs is listed by client, API and version with
 /// the reason (none may be a codec bug: decoded values that differ).
 #[test]
 fn clients_through_the_reencoding_tap_to_kafka_4_4() {
-    let Some(kafka) = kafka_wire_test_support::Kafka::start_or_skip(1) else { return };
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(kafka) = kwire_test_support::Kafka::start_or_skip(1) else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let tap = reencoding_tap(&kafka);
 
     let run = Command::new(python).arg("-c").arg(CLIENT).arg(tap.addr()).output().unwrap();
@@ -307,10 +307,10 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
     // Our connection: admin, produce in every codec, fetch, through the same tap.
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        use kafka_wire::messages::create_topics_request::CreatableTopic;
-        use kafka_wire::messages::{CreateTopicsRequest, MetadataRequest};
-        use kafka_wire_connection::{Client, ClientConfig};
-        use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
+        use kwire::messages::create_topics_request::CreatableTopic;
+        use kwire::messages::{CreateTopicsRequest, MetadataRequest};
+        use kwire_connection::{Client, ClientConfig};
+        use kwire_records::{BatchBuilder, BatchOptions, Compression};
         let client = Client::connect(tap.addr().as_str(), ClientConfig::default()).await.unwrap();
         let topic = "through-the-tap";
         // This one, and the Java client's below (the broker creates no topic by itself).
@@ -329,17 +329,17 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
             })
             .await
             .unwrap();
-        assert!(created.topics.iter().all(|t| t.error_code == kafka_wire::ErrorCode::NONE), "{created:?}");
+        assert!(created.topics.iter().all(|t| t.error_code == kwire::ErrorCode::NONE), "{created:?}");
         // CreateTopics answers before the broker leads the new partitions: wait for leaders.
         let cluster =
-            kafka_wire_connection::Cluster::connect(&[tap.addr().as_str()], ClientConfig::default()).await.unwrap();
+            kwire_connection::Cluster::connect(&[tap.addr().as_str()], ClientConfig::default()).await.unwrap();
         for name in [topic, "java-through-the-tap"] {
             cluster.with_leader(name, 0, |_| async { Ok(()) }).await.unwrap();
         }
         for codec in [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
             let mut batch = BatchBuilder::new(BatchOptions::new(2, codec)).unwrap();
             batch.append(0, Some(b"k"), Some(b"v"), &[]).unwrap();
-            let records = kafka_wire::Records::from_bytes(batch.build().unwrap());
+            let records = kwire::Records::from_bytes(batch.build().unwrap());
             // By topic id at Produce v13, retried while the new partition's leader starts.
             cluster.produce(topic, 0, records, -1, Duration::from_secs(30)).await.unwrap();
         }
@@ -353,8 +353,8 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
     // consumer (read_committed), each at the versions it chooses: this build speaks Kafka
     // 4.4.0's schemas, so nothing is clamped.
     let java_topic = "java-through-the-tap";
-    let admin = kafka_wire_test_support::kafka::java_client(&["admin", &tap.addr(), "java-admin-through-the-tap", "2"])
-        .unwrap();
+    let admin =
+        kwire_test_support::kafka::java_client(&["admin", &tap.addr(), "java-admin-through-the-tap", "2"]).unwrap();
     assert!(admin.status.success(), "Java admin client: {}", String::from_utf8_lossy(&admin.stderr));
     let admin: serde_json::Value = serde_json::from_slice(&admin.stdout).unwrap();
     assert_eq!(admin["partitions"], 3, "created with 2, increased to 3: {admin}");
@@ -363,11 +363,10 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
         (&"3600000".into(), &true.into(), &true.into())
     );
     assert_eq!((&admin["cluster_nodes"], &admin["latest"]), (&1.into(), &0.into()), "{admin}");
-    let produced = kafka_wire_test_support::kafka::java_client(&["produce", &tap.addr(), java_topic, "10"]).unwrap();
+    let produced = kwire_test_support::kafka::java_client(&["produce", &tap.addr(), java_topic, "10"]).unwrap();
     assert!(produced.status.success(), "Java producer: {}", String::from_utf8_lossy(&produced.stderr));
     let consumed =
-        kafka_wire_test_support::kafka::java_client(&["consume", &tap.addr(), java_topic, "60", "read_committed"])
-            .unwrap();
+        kwire_test_support::kafka::java_client(&["consume", &tap.addr(), java_topic, "60", "read_committed"]).unwrap();
     assert!(consumed.status.success(), "Java consumer: {}", String::from_utf8_lossy(&consumed.stderr));
     let lines = String::from_utf8_lossy(&consumed.stdout).lines().count();
     assert_eq!(lines, 60, "5 codecs × 10 and the committed transaction's 10");
@@ -378,7 +377,7 @@ fn clients_through_the_reencoding_tap_to_kafka_4_4() {
     let frames = exchanges(&out);
     println!("exchanges through the re-encoding tap, by API and version: {frames:?}");
     println!("kafka-python: re-encodings that differ: {python_differences:#?}");
-    println!("kafka-wire-connection: re-encodings that differ: {ours_differences:#?}");
+    println!("kwire-connection: re-encodings that differ: {ours_differences:#?}");
     assert!(out.iter().all(|l| !l.contains("not decoded")), "every frame decoded: {out:#?}");
     for reasons in python_differences.values().chain(ours_differences.values()).chain(java_differences.values()) {
         for why in reasons {
@@ -416,16 +415,15 @@ fn client_round(
     serde_json::from_slice(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stdout)))
 }
 
-/// librdkafka (through confluent-kafka) and kafkajs through `kafka-wire tap --reencode` to Apache
+/// librdkafka (through confluent-kafka) and kafkajs through `kwire tap --reencode` to Apache
 /// Kafka 4.4, each an admin, produce, group-consume and offsets round: both succeed, every
 /// frame decodes, and each re-encoding that differs is listed by client, API and version with
 /// its reason; none is a codec bug, and the only ones allowed are the documented
 /// non-canonical inputs named in [`KNOWN_NON_CANONICAL`].
 #[test]
 fn librdkafka_and_kafkajs_through_the_reencoding_tap_to_kafka_4_4() {
-    let Some(kafka) = kafka_wire_test_support::Kafka::start_or_skip(1) else { return };
-    let (Some(python), Some(node_modules)) = (env_or_skip("KAFKA_WIRE_PYTHON"), env_or_skip("KAFKA_WIRE_NODE_MODULES"))
-    else {
+    let Some(kafka) = kwire_test_support::Kafka::start_or_skip(1) else { return };
+    let (Some(python), Some(node_modules)) = (env_or_skip("KWIRE_PYTHON"), env_or_skip("KWIRE_NODE_MODULES")) else {
         return;
     };
     let tap = reencoding_tap(&kafka);
@@ -480,9 +478,9 @@ const KNOWN_NON_CANONICAL: &[(&str, &str, &str, i16, &str)] =
 
 /// A program a test needs, named by `var` (scripts/test sets it); unset, the test is skipped,
 /// except under CI.
-/// `kafka-wire tap --reencode` in front of `kafka`, naming fields with Kafka 4.4.0's schemas. No
+/// `kwire tap --reencode` in front of `kafka`, naming fields with Kafka 4.4.0's schemas. No
 /// `--clamp-versions`: clients talk to Kafka 4.4 at the versions they choose.
-fn reencoding_tap(kafka: &kafka_wire_test_support::Kafka) -> Tap {
-    let schemas = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
+fn reencoding_tap(kafka: &kwire_test_support::Kafka) -> Tap {
+    let schemas = kwire_codegen::locate_kafka_schemas(&workspace()).unwrap();
     Tap::start(&kafka.plaintext().to_string(), &["--reencode", "--schemas", schemas.to_str().unwrap()])
 }

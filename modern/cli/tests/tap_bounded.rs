@@ -1,4 +1,4 @@
-//! `kafka-wire tap` keeps what it remembers per connection bounded, whatever the peers do: a long
+//! `kwire tap` keeps what it remembers per connection bounded, whatever the peers do: a long
 //! run of acks=0 produces (no response comes) leaves nothing waiting and the tap's memory flat,
 //! a response over --max-frame settles its request, a response settles the requests sent before
 //! it (Kafka answers in order), and a broker that never answers or a client that never reads
@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestFrame, RequestKind, ResponseFrame};
-use kafka_wire::{Bytes, BytesMut, Records};
-use kafka_wire_connection::requests;
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::{ApiVersionsRequest, ApiVersionsResponse, RequestFrame, RequestKind, ResponseFrame};
+use kwire::{Bytes, BytesMut, Records};
+use kwire_connection::requests;
 
 mod common;
 use common::Tap;

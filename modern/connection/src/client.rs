@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use kafka_wire::messages::{ApiKey, ApiRequest, ApiVersionsResponse, NegotiatedVersions, RequestKind};
+use kwire::messages::{ApiKey, ApiRequest, ApiVersionsResponse, NegotiatedVersions, RequestKind};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::sync::{mpsc, oneshot, watch, Notify, Semaphore};

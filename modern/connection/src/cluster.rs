@@ -13,10 +13,10 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::produce_response::PartitionProduceResponse;
-use kafka_wire::messages::{ApiKey, MetadataRequest};
-use kafka_wire::{ErrorCode, Records, Uuid};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::produce_response::PartitionProduceResponse;
+use kwire::messages::{ApiKey, MetadataRequest};
+use kwire::{ErrorCode, Records, Uuid};
 use tokio::sync::Mutex;
 
 use crate::{Client, ClientConfig, Error};

@@ -42,8 +42,8 @@ pub struct ClientConfig {
 impl Default for ClientConfig {
     fn default() -> Self {
         ClientConfig {
-            client_id: Some("kafka-wire".to_string()),
-            software_name: "kafka-wire".to_string(),
+            client_id: Some("kwire".to_string()),
+            software_name: "kwire".to_string(),
             software_version: env!("CARGO_PKG_VERSION").to_string(),
             max_frame_size: DEFAULT_MAX_FRAME_SIZE,
             max_in_flight: 5,

@@ -6,10 +6,8 @@
 //! for or holds the bytes they announce.
 
 use bytes::{Buf, Bytes, BytesMut};
-use kafka_wire::messages::{
-    ApiKey, ApiRequest, RequestFrame, RequestKind, ResponseFrame, ResponseHeader, ResponseKind,
-};
-use kafka_wire::ErrorCode;
+use kwire::messages::{ApiKey, ApiRequest, RequestFrame, RequestKind, ResponseFrame, ResponseHeader, ResponseKind};
+use kwire::ErrorCode;
 
 use crate::error::Error;
 use crate::frame::{BadSize, Framer, Piece};
@@ -27,7 +25,7 @@ pub fn produce_acks(body: &[u8], version: i16) -> Option<i16> {
         body
     } else if ApiKey::Produce.flexible_versions().is_some_and(|f| f.contains(version)) {
         // A compact nullable string: length + 1 as an unsigned varint, 0 for null.
-        let (len, used) = kafka_wire_runtime::wire::decode_uvarint(body).ok()?;
+        let (len, used) = kwire_runtime::wire::decode_uvarint(body).ok()?;
         body.get(used + (len as usize).saturating_sub(1)..)?
     } else {
         // An int16 length, -1 for null.
@@ -154,7 +152,7 @@ impl Connection {
             _ => true,
         };
         let correlation_id = self.next_correlation_id;
-        let header = kafka_wire::messages::RequestHeader {
+        let header = kwire::messages::RequestHeader {
             request_api_key: api.key(),
             request_api_version: version,
             correlation_id,
@@ -163,13 +161,13 @@ impl Connection {
         };
         let header_version = api.request_header_version(read_as);
         let mut header_bytes = BytesMut::new();
-        kafka_wire::Encode::encode(&header, &mut header_bytes, header_version).map_err(|source| Error::Encode {
+        kwire::Encode::encode(&header, &mut header_bytes, header_version).map_err(|source| Error::Encode {
             api,
             version,
             source,
         })?;
         let start = self.outgoing.len();
-        kafka_wire_runtime::frame::put_frame_size(&mut self.outgoing, header_bytes.len() + body.len())
+        kwire_runtime::frame::put_frame_size(&mut self.outgoing, header_bytes.len() + body.len())
             .map_err(|source| Error::Encode { api, version, source })?;
         self.outgoing.extend_from_slice(&header_bytes);
         self.outgoing.extend_from_slice(body);

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use kafka_wire::messages::ApiKey;
-use kafka_wire::{DecodeError, EncodeError, ErrorCode};
+use kwire::messages::ApiKey;
+use kwire::{DecodeError, EncodeError, ErrorCode};
 
 /// An error of a connection. Cloneable, so that a connection that fails can hand the same
 /// error to every request waiting on it.

@@ -1,6 +1,6 @@
 //! Kafka's framing, sans-io: a big-endian `int32` size, then that many bytes. The one
 //! implementation of it for today's Kafka in this repository: [`Connection`](crate::Connection)
-//! reads responses with it and `kafka-wire tap` reads both directions with it. A size is checked
+//! reads responses with it and `kwire tap` reads both directions with it. A size is checked
 //! against the limits as soon as its four bytes are in, before anything waits for or holds the
 //! bytes it announces, and the buffer grows only as bytes arrive.
 

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use kafka_wire::messages::{
+use kwire::messages::{
     ApiKey, ApiRequest, ApiVersionsRequest, ApiVersionsResponse, NegotiatedVersions, SaslAuthenticateRequest,
     SaslHandshakeRequest,
 };
-use kafka_wire::{Encode, ErrorCode};
+use kwire::{Encode, ErrorCode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::config::ClientConfig;
@@ -105,8 +105,7 @@ pub async fn negotiate(
     let mut response = received.into_typed::<ApiVersionsRequest>()?;
     if response.error_code == ErrorCode::UNSUPPORTED_VERSION {
         let theirs = response.api_keys.iter().find(|k| k.api_key == ApiKey::ApiVersions.key());
-        let retry =
-            theirs.and_then(|k| ours.highest_common(&kafka_wire::VersionRange::new(k.min_version, k.max_version)));
+        let retry = theirs.and_then(|k| ours.highest_common(&kwire::VersionRange::new(k.min_version, k.max_version)));
         version = retry.unwrap_or(0);
         tracing::debug!(first, retry = version, "ApiVersions: the broker does not know the version asked; retrying");
         response = request(stream, conn, body, version).await?;

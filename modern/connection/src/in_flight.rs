@@ -1,6 +1,6 @@
 //! The requests of one connection that wait for a response, oldest first, by correlation id:
 //! a client's own ([`Connection`](crate::Connection)) and those a proxy forwards for its clients
-//! (`kafka-wire tap`). At most a given number wait at once: beyond it the oldest is given up, so
+//! (`kwire tap`). At most a given number wait at once: beyond it the oldest is given up, so
 //! a peer that never answers costs no more than that.
 
 use std::collections::VecDeque;

@@ -1,4 +1,4 @@
-//! A typed connection to Apache Kafka brokers, on the generated messages of `kafka-wire`.
+//! A typed connection to Apache Kafka brokers, on the generated messages of `kwire`.
 //!
 //! - [`Connection`]: the sans-io core. Framing, correlation ids, the response header version
 //!   each request calls for, typed responses; no I/O, never a panic on what a peer sends.
@@ -11,9 +11,9 @@
 //!   connection is opened again.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), kafka_wire_connection::Error> {
-//! use kafka_wire::messages::MetadataRequest;
-//! use kafka_wire_connection::{Client, ClientConfig};
+//! # async fn demo() -> Result<(), kwire_connection::Error> {
+//! use kwire::messages::MetadataRequest;
+//! use kwire_connection::{Client, ClientConfig};
 //!
 //! let client = Client::connect("127.0.0.1:9092", ClientConfig::default()).await?;
 //! let metadata = client.send(MetadataRequest::default()).await?;
@@ -45,7 +45,7 @@ pub use sasl::{Credentials, Mechanism};
 #[cfg(feature = "tls")]
 pub use tls::TlsConfig;
 
-/// The README's "Talking to a broker" samples, compiled as doc tests.
-#[doc = include_str!(concat!(env!("OUT_DIR"), "/talking-to-a-broker.md"))]
+/// This crate's README, whose samples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use kafka_wire::messages::fetch_request::{FetchPartition, FetchTopic};
-use kafka_wire::messages::produce_request::{PartitionProduceData, TopicProduceData};
-use kafka_wire::messages::{FetchRequest, ProduceRequest};
-use kafka_wire::{Records, Uuid};
+use kwire::messages::fetch_request::{FetchPartition, FetchTopic};
+use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kwire::messages::{FetchRequest, ProduceRequest};
+use kwire::{Records, Uuid};
 
 /// Produce `records` (one batch or several, concatenated) to `topic`'s `partition`, waiting
 /// up to `timeout` for `acks` (-1 all, 1 leader, 0 none). The topic goes by name and by

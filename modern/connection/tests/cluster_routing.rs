@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::peer::{Mode, Options, Peer};
-use kafka_wire::messages::{ApiKey, MetadataRequest};
-use kafka_wire::{ErrorCode, Records};
-use kafka_wire_connection::{ClientConfig, Cluster, CoordinatorType, Error};
+use kwire::messages::{ApiKey, MetadataRequest};
+use kwire::{ErrorCode, Records};
+use kwire_connection::{ClientConfig, Cluster, CoordinatorType, Error};
 
 async fn cluster(peer: &Peer) -> Cluster {
     Cluster::connect(&[&peer.address()], ClientConfig::default()).await.unwrap()

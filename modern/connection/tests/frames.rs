@@ -4,14 +4,14 @@
 //! `send_encoded` and `acks = 0` expects no response (the old code waited for one, and the next
 //! response's correlation id was out of step).
 
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::{
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ResponseFrame,
 };
-use kafka_wire::{Bytes, BytesMut, Encode, ErrorCode};
-use kafka_wire_connection::{Connection, Error};
+use kwire::{Bytes, BytesMut, Encode, ErrorCode};
+use kwire_connection::{Connection, Error};
 
-fn response_bytes(body: impl Into<kafka_wire::messages::ResponseKind>, correlation_id: i32, version: i16) -> Vec<u8> {
+fn response_bytes(body: impl Into<kwire::messages::ResponseKind>, correlation_id: i32, version: i16) -> Vec<u8> {
     let mut out = BytesMut::new();
     ResponseFrame::new(body, correlation_id).encode(&mut out, version).unwrap();
     out.to_vec()

@@ -9,10 +9,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::peer::{cluster_recovers, eventually, Mode, Options, Peer, MARGIN};
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::{ApiKey, MetadataRequest};
-use kafka_wire::Records;
-use kafka_wire_connection::{Client, ClientConfig, Cluster, Error};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::{ApiKey, MetadataRequest};
+use kwire::Records;
+use kwire_connection::{Client, ClientConfig, Cluster, Error};
 
 const TIMEOUT: Duration = Duration::from_millis(500);
 

@@ -8,21 +8,21 @@ use std::net::TcpStream as StdTcpStream;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use kafka_wire::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
-use kafka_wire::messages::delete_topics_request::DeleteTopicState;
-use kafka_wire::messages::describe_configs_request::DescribeConfigsResource;
-use kafka_wire::messages::incremental_alter_configs_request::{AlterConfigsResource, AlterableConfig};
-use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::{
+use kwire::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
+use kwire::messages::delete_topics_request::DeleteTopicState;
+use kwire::messages::describe_configs_request::DescribeConfigsResource;
+use kwire::messages::incremental_alter_configs_request::{AlterConfigsResource, AlterableConfig};
+use kwire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::{
     ApiKey, ApiVersionsRequest, CreateTopicsRequest, DeleteTopicsRequest, DescribeClusterRequest,
     DescribeConfigsRequest, IncrementalAlterConfigsRequest, ListOffsetsRequest, MetadataRequest,
 };
-use kafka_wire::{Encode, ErrorCode, Uuid};
-use kafka_wire_connection::{Client, ClientConfig, Connection, Credentials, Error};
-use kafka_wire_records::{Compression, RecordsExt};
-use kafka_wire_test_support::kafka::{PLAIN_USER, SCRAM_SHA256_USER, SCRAM_SHA512_USER};
-use kafka_wire_test_support::Kafka;
+use kwire::{Encode, ErrorCode, Uuid};
+use kwire_connection::{Client, ClientConfig, Connection, Credentials, Error};
+use kwire_records::{Compression, RecordsExt};
+use kwire_test_support::kafka::{PLAIN_USER, SCRAM_SHA256_USER, SCRAM_SHA512_USER};
+use kwire_test_support::Kafka;
 
 mod common;
 use common::{batch, create_topic, fetch_request, now_ms, produce_request};
@@ -139,7 +139,7 @@ async fn admin_create_describe_alter_and_delete_a_topic() {
         ..Default::default()
     };
     let configs = client.send(describe(&["cleanup.policy", "retention.ms"])).await.unwrap();
-    let value = |response: &kafka_wire::messages::DescribeConfigsResponse, name: &str| {
+    let value = |response: &kwire::messages::DescribeConfigsResponse, name: &str| {
         response.results[0]
             .configs
             .iter()
@@ -268,7 +268,7 @@ async fn produce_in_every_codec_then_fetch_and_list_offsets() {
         }],
         ..Default::default()
     };
-    let offset = |response: kafka_wire::messages::ListOffsetsResponse| {
+    let offset = |response: kwire::messages::ListOffsetsResponse| {
         let p = &response.topics[0].partitions[0];
         assert_eq!(p.error_code, ErrorCode::NONE);
         p.offset
@@ -395,8 +395,8 @@ async fn a_sasl_listener_without_sasl_closes_the_connection() {
 /// client reports it, and its next request is written only once the throttle has passed.
 #[tokio::test]
 async fn a_throttled_client_reports_the_quota_and_waits_it_out() {
-    use kafka_wire::messages::alter_client_quotas_request::{EntityData, EntryData, OpData};
-    use kafka_wire::messages::AlterClientQuotasRequest;
+    use kwire::messages::alter_client_quotas_request::{EntityData, EntryData, OpData};
+    use kwire::messages::AlterClientQuotasRequest;
     let Some(kafka) = kafka() else { return };
     let client_id = format!("throttled-{}", std::process::id());
     let admin = client(kafka).await;
@@ -427,7 +427,7 @@ async fn a_throttled_client_reports_the_quota_and_waits_it_out() {
         let sent = throttled.send_kind(request.into(), throttled.version_of(ApiKey::Produce).unwrap()).await.unwrap();
         let received = sent.expect("acks=-1 is answered");
         throttle_ms = received.throttle_time_ms().expect("Produce v1+ has throttle_time_ms");
-        let produced = received.into_typed::<kafka_wire::messages::ProduceRequest>().unwrap();
+        let produced = received.into_typed::<kwire::messages::ProduceRequest>().unwrap();
         assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
         if throttle_ms > 0 {
             println!("round {round}: throttled for {throttle_ms} ms");
@@ -441,8 +441,8 @@ async fn a_throttled_client_reports_the_quota_and_waits_it_out() {
     assert_eq!(throttled.throttled_until(), None, "the throttle is over");
 }
 
-fn tls() -> kafka_wire_connection::TlsConfig {
-    kafka_wire_connection::TlsConfig::with_ca_pem(kafka().unwrap().ca_pem.as_bytes()).unwrap()
+fn tls() -> kwire_connection::TlsConfig {
+    kwire_connection::TlsConfig::with_ca_pem(kafka().unwrap().ca_pem.as_bytes()).unwrap()
 }
 
 /// Kafka's SSL listener: the handshake checks the broker's certificate against the test CA
@@ -459,10 +459,9 @@ async fn tls_to_the_ssl_listener() {
     let response = client.send(produce_request(topic, topic_id, 0, records, -1)).await.unwrap();
     assert_eq!(response.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
 
-    let cluster =
-        kafka_wire_connection::Cluster::connect(&[&kafka.ssl().to_string()], ClientConfig::default().tls(tls()))
-            .await
-            .unwrap();
+    let cluster = kwire_connection::Cluster::connect(&[&kafka.ssl().to_string()], ClientConfig::default().tls(tls()))
+        .await
+        .unwrap();
     let produced =
         cluster.produce(topic, 0, batch(Compression::Lz4, 10, "tls2"), -1, Duration::from_secs(30)).await.unwrap();
     assert_eq!(produced.base_offset, 100);
@@ -504,9 +503,7 @@ async fn tls_refuses_what_it_cannot_trust() {
         other => panic!("a certificate for another name: {other:?}"),
     }
     // Another CA, of the same (empty) name: the signature does not verify.
-    let other =
-        kafka_wire_connection::TlsConfig::with_ca_pem(kafka_wire_test_support::kafka::other_ca_pem().as_bytes())
-            .unwrap();
+    let other = kwire_connection::TlsConfig::with_ca_pem(kwire_test_support::kafka::other_ca_pem().as_bytes()).unwrap();
     match Client::connect(kafka.ssl(), ClientConfig::default().tls(other)).await {
         Err(Error::Tls(why)) => assert!(why.contains("invalid peer certificate"), "{why}"),
         other => panic!("an untrusted CA: {other:?}"),

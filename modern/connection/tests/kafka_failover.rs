@@ -5,13 +5,13 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kafka_wire::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest};
-use kafka_wire::{ErrorCode, Records};
-use kafka_wire_connection::{requests, ClientConfig, Cluster};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
-use kafka_wire_test_support::Kafka;
+use kwire::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::{CreateTopicsRequest, FetchRequest, MetadataRequest};
+use kwire::{ErrorCode, Records};
+use kwire_connection::{requests, ClientConfig, Cluster};
+use kwire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
+use kwire_test_support::Kafka;
 
 const TOPIC: &str = "failover";
 

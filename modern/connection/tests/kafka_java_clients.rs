@@ -5,11 +5,11 @@
 
 use std::sync::OnceLock;
 
-use kafka_wire::ErrorCode;
-use kafka_wire_connection::{Client, ClientConfig, Cluster};
-use kafka_wire_records::{Compression, RecordsExt};
-use kafka_wire_test_support::kafka::java_client;
-use kafka_wire_test_support::Kafka;
+use kwire::ErrorCode;
+use kwire_connection::{Client, ClientConfig, Cluster};
+use kwire_records::{Compression, RecordsExt};
+use kwire_test_support::kafka::java_client;
+use kwire_test_support::Kafka;
 use serde_json::Value;
 
 mod common;
@@ -38,13 +38,13 @@ fn java_consume(kafka: &Kafka, topic: &str, n: usize, isolation: &str) -> Vec<Se
         .collect()
 }
 
-fn text(bytes: Option<&kafka_wire::Bytes>) -> Option<String> {
+fn text(bytes: Option<&kwire::Bytes>) -> Option<String> {
     bytes.map(|b| String::from_utf8(b.to_vec()).unwrap())
 }
 
 /// The records of `records` as the Java consumer prints them.
-fn seen(records: &kafka_wire::Records) -> Vec<Seen> {
-    let header = |h: &kafka_wire_records::Header| (String::from_utf8(h.key.to_vec()).unwrap(), text(h.value.as_ref()));
+fn seen(records: &kwire::Records) -> Vec<Seen> {
+    let header = |h: &kwire_records::Header| (String::from_utf8(h.key.to_vec()).unwrap(), text(h.value.as_ref()));
     let all = records.to_vec(Default::default()).unwrap();
     all.iter().map(|r| (text(r.key.as_ref()), text(r.value.as_ref()), r.headers.iter().map(header).collect())).collect()
 }

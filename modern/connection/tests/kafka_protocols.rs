@@ -5,21 +5,21 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use kafka_wire::messages::consumer_group_heartbeat_request::TopicPartitions;
-use kafka_wire::messages::join_group_request::JoinGroupRequestProtocol;
-use kafka_wire::messages::leave_group_request::MemberIdentity;
-use kafka_wire::messages::offset_commit_request::{OffsetCommitRequestPartition, OffsetCommitRequestTopic};
-use kafka_wire::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
-use kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment;
-use kafka_wire::messages::{
+use kwire::messages::consumer_group_heartbeat_request::TopicPartitions;
+use kwire::messages::join_group_request::JoinGroupRequestProtocol;
+use kwire::messages::leave_group_request::MemberIdentity;
+use kwire::messages::offset_commit_request::{OffsetCommitRequestPartition, OffsetCommitRequestTopic};
+use kwire::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
+use kwire::messages::sync_group_request::SyncGroupRequestAssignment;
+use kwire::messages::{
     ApiKey, ConsumerGroupHeartbeatRequest, FetchResponse, HeartbeatRequest, InitProducerIdRequest, JoinGroupRequest,
     LeaveGroupRequest, OffsetCommitRequest, OffsetFetchRequest, SyncGroupRequest,
 };
-use kafka_wire::{ErrorCode, Records, Uuid};
-use kafka_wire_connection::cluster::CoordinatorType;
-use kafka_wire_connection::{Client, ClientConfig, Cluster, Error};
-use kafka_wire_records::{BatchOptions, Compression, RecordsExt};
-use kafka_wire_test_support::Kafka;
+use kwire::{ErrorCode, Records, Uuid};
+use kwire_connection::cluster::CoordinatorType;
+use kwire_connection::{Client, ClientConfig, Cluster, Error};
+use kwire_records::{BatchOptions, Compression, RecordsExt};
+use kwire_test_support::Kafka;
 
 mod common;
 use common::{batch_with, create_topic, fetch_request, init_producer_id, produce_request, Transactional, TxnProtocol};
@@ -86,14 +86,14 @@ async fn idempotent_produce_answers_a_resent_batch_once_and_refuses_a_gap() {
 
 #[tokio::test]
 async fn a_committed_and_an_aborted_transaction() {
-    committed_aborted_committed(TxnProtocol::V1, "transactions", "kafka-wire-txn").await;
+    committed_aborted_committed(TxnProtocol::V1, "transactions", "kwire-txn").await;
 }
 
 /// Transactions v2 (KIP-890) as Kafka 4.4 runs them: no AddPartitionsToTxn (Produce v12+ adds
 /// the partition), EndTxn v5, and a new epoch after every transaction.
 #[tokio::test]
 async fn transactions_v2_add_partitions_implicitly_and_bump_the_epoch_at_every_end() {
-    let epochs = committed_aborted_committed(TxnProtocol::V2, "transactions-v2", "kafka-wire-txn-v2").await;
+    let epochs = committed_aborted_committed(TxnProtocol::V2, "transactions-v2", "kwire-txn-v2").await;
     assert!(epochs.windows(2).all(|w| w[1] == w[0] + 1), "one epoch more at every EndTxn: {epochs:?}");
 }
 
@@ -158,14 +158,14 @@ async fn the_classic_group_protocol_end_to_end() {
     let admin = cluster.any().await.unwrap();
     let topic = "classic-group";
     let topic_id = create_topic(&admin, topic, 2).await;
-    let group = "kafka-wire-classic";
+    let group = "kwire-classic";
     let coordinator = cluster.coordinator(CoordinatorType::Group, group).await.unwrap();
     let join = |member_id: String| JoinGroupRequest {
         group_id: group.into(),
         session_timeout_ms: 30_000,
         rebalance_timeout_ms: 30_000,
         member_id: member_id.into(),
-        protocol_type: "kafka-wire".into(),
+        protocol_type: "kwire".into(),
         protocols: vec![JoinGroupRequestProtocol {
             name: "static".into(),
             metadata: vec![1, 2, 3].into(),
@@ -188,7 +188,7 @@ async fn the_classic_group_protocol_end_to_end() {
         group_id: group.into(),
         generation_id: generation,
         member_id: member.as_str().into(),
-        protocol_type: Some("kafka-wire".into()),
+        protocol_type: Some("kwire".into()),
         protocol_name: Some("static".into()),
         assignments: vec![SyncGroupRequestAssignment {
             member_id: member.as_str().into(),
@@ -224,7 +224,7 @@ async fn the_classic_group_protocol_end_to_end() {
                 .map(|(partition_index, committed_offset)| OffsetCommitRequestPartition {
                     partition_index,
                     committed_offset,
-                    committed_metadata: Some("kafka-wire".into()),
+                    committed_metadata: Some("kwire".into()),
                     ..Default::default()
                 })
                 .to_vec(),
@@ -275,7 +275,7 @@ async fn kip_848_consumer_group_heartbeats_share_two_partitions_between_two_memb
     let admin = cluster.any().await.unwrap();
     let topic = "consumer-group";
     let topic_id = create_topic(&admin, topic, 2).await;
-    let group = "kafka-wire-848";
+    let group = "kwire-848";
     let coordinator = cluster.coordinator(CoordinatorType::Group, group).await.unwrap();
     // Version 1: members name themselves (KIP-1082).
     let members = ["member-a-0123456789abcdef", "member-b-0123456789abcdef"];

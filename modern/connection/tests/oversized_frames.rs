@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::peer::{cluster_recovers, Mode, Options, Peer, MARGIN};
-use kafka_wire::messages::MetadataRequest;
-use kafka_wire_connection::{ClientConfig, Cluster, Error, DEFAULT_MAX_FRAME_SIZE};
+use kwire::messages::MetadataRequest;
+use kwire_connection::{ClientConfig, Cluster, Error, DEFAULT_MAX_FRAME_SIZE};
 
 /// The system allocator, recording the largest single allocation asked for.
 struct Recording;

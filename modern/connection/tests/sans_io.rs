@@ -2,15 +2,15 @@
 //! anywhere, the response header each API's version calls for, ApiVersions' fallback to
 //! version 0, acks = 0, and every malformed input a typed error.
 
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::{
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ResponseFrame,
 };
-use kafka_wire::{BytesMut, Encode, ErrorCode};
-use kafka_wire_connection::{Connection, Error};
+use kwire::{BytesMut, Encode, ErrorCode};
+use kwire_connection::{Connection, Error};
 use proptest::prelude::*;
 
-fn response_bytes(body: impl Into<kafka_wire::messages::ResponseKind>, correlation_id: i32, version: i16) -> Vec<u8> {
+fn response_bytes(body: impl Into<kwire::messages::ResponseKind>, correlation_id: i32, version: i16) -> Vec<u8> {
     let mut out = BytesMut::new();
     ResponseFrame::new(body, correlation_id).encode(&mut out, version).unwrap();
     out.to_vec()
@@ -77,7 +77,7 @@ fn acks_zero_expects_no_response_and_keeps_the_correlation_in_step() {
     assert_eq!(next.correlation_id, quiet.correlation_id + 1);
     assert_eq!(conn.in_flight(), 1);
     // A response to the acks=0 request is one nobody asked for.
-    conn.receive(&response_bytes(kafka_wire::messages::ProduceResponse::default(), quiet.correlation_id, 9));
+    conn.receive(&response_bytes(kwire::messages::ProduceResponse::default(), quiet.correlation_id, 9));
     assert!(matches!(conn.next_response(), Err(Error::UnknownCorrelationId(0))));
 }
 
@@ -121,7 +121,7 @@ fn versions_this_code_cannot_write_are_refused_before_anything_is_written() {
     // The request frame is exactly what the frame type writes.
     let sent = conn.send(MetadataRequest::default(), 12).unwrap();
     let mut expected = BytesMut::new();
-    kafka_wire::messages::RequestFrame::new(MetadataRequest::default(), 12, 0, None).encode(&mut expected).unwrap();
+    kwire::messages::RequestFrame::new(MetadataRequest::default(), 12, 0, None).encode(&mut expected).unwrap();
     assert_eq!(conn.outgoing(), &expected[..]);
     assert_eq!(sent.bytes, expected.len());
     assert_eq!(MetadataRequest::default().encoded_size(12).unwrap() + 4 + 2 + 2 + 4 + 2 + 1, expected.len());

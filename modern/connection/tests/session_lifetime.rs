@@ -10,9 +10,9 @@ mod common;
 use std::time::Duration;
 
 use common::peer::{cluster_recovers, Mode, Options, Peer};
-use kafka_wire::messages::{ApiKey, MetadataRequest};
-use kafka_wire::{ErrorCode, Records};
-use kafka_wire_connection::{Client, ClientConfig, Cluster, Credentials, Error};
+use kwire::messages::{ApiKey, MetadataRequest};
+use kwire::{ErrorCode, Records};
+use kwire_connection::{Client, ClientConfig, Cluster, Credentials, Error};
 
 const LIFETIME_MS: i64 = 2000;
 

@@ -5,12 +5,12 @@
 
 use std::time::{Duration, Instant};
 
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::{
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::{
     ApiKey, ApiVersionsResponse, MetadataRequest, MetadataResponse, RequestFrame, ResponseFrame, ResponseKind,
 };
-use kafka_wire::{Bytes, BytesMut};
-use kafka_wire_connection::{Client, ClientConfig};
+use kwire::{Bytes, BytesMut};
+use kwire_connection::{Client, ClientConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 

@@ -8,9 +8,9 @@ mod common;
 use std::sync::Arc;
 
 use common::peer::{Mode, Options, Peer};
-use kafka_wire::messages::MetadataRequest;
-use kafka_wire_connection::tls::rustls;
-use kafka_wire_connection::{Client, ClientConfig, Error, TlsConfig};
+use kwire::messages::MetadataRequest;
+use kwire_connection::tls::rustls;
+use kwire_connection::{Client, ClientConfig, Error, TlsConfig};
 use rustls::pki_types::{CertificateDer, PrivatePkcs8KeyDer};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;

@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
-use kafka_wire::messages::ApiKey;
-use kafka_wire::{ErrorCode, Uuid};
+use kwire::messages::ApiKey;
+use kwire::{ErrorCode, Uuid};
 use tokio::sync::Notify;
 
 use crate::config::FakeConfig;

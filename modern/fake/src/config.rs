@@ -19,7 +19,7 @@ pub struct FakeConfig {
     pub(crate) request_timeout: Duration,
     pub(crate) group_initial_rebalance_delay: Duration,
     /// SASL users; none: the listeners are plaintext without authentication.
-    pub(crate) users: Vec<kafka_wire_connection::Credentials>,
+    pub(crate) users: Vec<kwire_connection::Credentials>,
     /// Per API key, the versions of the release the cluster behaves as (None: Kafka 4.4.0's).
     pub(crate) versions: Option<std::collections::HashMap<i16, (i16, i16)>>,
     /// Share groups' defaults (Kafka's `group.share.record.lock.duration.ms`,
@@ -41,7 +41,7 @@ impl Default for FakeConfig {
             nodes: 1,
             listen: Vec::new(),
             advertise: Vec::new(),
-            cluster_id: "kafka-wire-fake-cluster".to_string(),
+            cluster_id: "kwire-fake-cluster".to_string(),
             auto_create_topics: true,
             default_partitions: 1,
             max_frame: 100 << 20,
@@ -161,7 +161,7 @@ impl FakeConfig {
     /// Adds a SASL user (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512): with any, every listener is a
     /// SASL_PLAINTEXT one, where a connection must authenticate (SaslHandshake v1, then
     /// SaslAuthenticate) before anything but ApiVersions is answered.
-    pub fn sasl_user(mut self, credentials: kafka_wire_connection::Credentials) -> Self {
+    pub fn sasl_user(mut self, credentials: kwire_connection::Credentials) -> Self {
         self.users.push(credentials);
         self
     }
@@ -173,15 +173,15 @@ impl FakeConfig {
     }
 
     /// Behaves as the Kafka release whose `kafka-clients-X.jar` (or schema folder) is given:
-    /// ApiVersions advertises that release's APIs and versions (within what kafka-wire's
+    /// ApiVersions advertises that release's APIs and versions (within what kwire's
     /// messages read: Kafka 4.0 removed versions older releases still had), and requests
     /// outside them close the connection, as that release's broker would.
     pub fn behave_as(mut self, schemas: impl AsRef<std::path::Path>) -> Result<Self, String> {
-        let loaded = kafka_wire_codegen::load_schemas(&[schemas.as_ref()], false).map_err(|e| e.to_string())?;
+        let loaded = kwire_codegen::load_schemas(&[schemas.as_ref()], false).map_err(|e| e.to_string())?;
         let versions = loaded
             .messages
             .iter()
-            .filter(|m| m.kind == kafka_wire_codegen::ir::MessageKind::Request)
+            .filter(|m| m.kind == kwire_codegen::ir::MessageKind::Request)
             .filter_map(|m| Some((m.api_key?, (m.valid_versions.min, m.valid_versions.max))))
             .collect();
         self.versions = Some(versions);

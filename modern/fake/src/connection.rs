@@ -7,12 +7,12 @@
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use kafka_wire::messages::{
+use kwire::messages::{
     ApiKey, ApiVersionsResponse, RequestFrame, RequestKind, ResponseFrame, ResponseKind, SaslAuthenticateResponse,
     SaslHandshakeResponse,
 };
-use kafka_wire::{ErrorCode, StrBytes};
-use kafka_wire_connection::frame::{Framer, Piece};
+use kwire::{ErrorCode, StrBytes};
+use kwire_connection::frame::{Framer, Piece};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::watch;

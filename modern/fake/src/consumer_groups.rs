@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use kafka_wire::{ErrorCode, Uuid};
+use kwire::{ErrorCode, Uuid};
 
 /// What a member owns or is given: topic id → partitions.
 pub(crate) type Owned = BTreeMap<Uuid, BTreeSet<i32>>;

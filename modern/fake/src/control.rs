@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use kafka_wire::messages::{ApiKey, RequestKind, ResponseKind};
-use kafka_wire::ErrorCode;
+use kwire::messages::{ApiKey, RequestKind, ResponseKind};
+use kwire::ErrorCode;
 
 /// What a hook does with a request.
 #[derive(Debug)]

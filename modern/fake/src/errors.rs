@@ -2,8 +2,8 @@
 //! partition, group or key it names), as Kafka's `AbstractRequest.getErrorResponse` builds it:
 //! what a hook's [`Action::Error`](crate::Action::Error) answers.
 
-use kafka_wire::messages::*;
-use kafka_wire::{BrokerId, ErrorCode};
+use kwire::messages::*;
+use kwire::{BrokerId, ErrorCode};
 
 /// The APIs an error can be injected into.
 pub(crate) fn can_fail(api: ApiKey) -> bool {
@@ -212,7 +212,7 @@ pub(crate) fn error_response(request: &RequestKind, version: i16, code: ErrorCod
         RequestKind::ListGroups(_) => ListGroupsResponse { error_code: code, ..Default::default() }.into(),
         RequestKind::InitProducerId(_) => InitProducerIdResponse {
             error_code: code,
-            producer_id: kafka_wire::ProducerId(-1),
+            producer_id: kwire::ProducerId(-1),
             producer_epoch: -1,
             ..Default::default()
         }
@@ -220,7 +220,7 @@ pub(crate) fn error_response(request: &RequestKind, version: i16, code: ErrorCod
         RequestKind::AddOffsetsToTxn(_) => AddOffsetsToTxnResponse { error_code: code, ..Default::default() }.into(),
         RequestKind::EndTxn(_) => EndTxnResponse {
             error_code: code,
-            producer_id: kafka_wire::ProducerId(-1),
+            producer_id: kwire::ProducerId(-1),
             producer_epoch: -1,
             ..Default::default()
         }

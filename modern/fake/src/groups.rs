@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use kafka_wire::ErrorCode;
+use kwire::ErrorCode;
 
 /// Kafka's `group.min.session.timeout.ms` and `group.max.session.timeout.ms`.
 pub(crate) const SESSION_TIMEOUTS: std::ops::RangeInclusive<i32> = 6_000..=1_800_000;
@@ -70,7 +70,7 @@ pub(crate) struct Committed {
 
 impl Committed {
     /// As an OffsetCommit or TxnOffsetCommit partition states it.
-    pub fn new(offset: i64, leader_epoch: i32, metadata: Option<&kafka_wire::StrBytes>) -> Committed {
+    pub fn new(offset: i64, leader_epoch: i32, metadata: Option<&kwire::StrBytes>) -> Committed {
         Committed { offset, leader_epoch, metadata: metadata.map(|m| m.to_string()) }
     }
 }
@@ -461,8 +461,8 @@ impl Group {
 
     /// The topics the members' consumer-protocol subscriptions name.
     pub fn subscribed_topics(&self) -> HashSet<String> {
-        use kafka_wire::messages::ConsumerProtocolSubscription;
-        use kafka_wire::Decode;
+        use kwire::messages::ConsumerProtocolSubscription;
+        use kwire::Decode;
         let mut topics = HashSet::new();
         if self.protocol_type.as_deref() != Some("consumer") {
             return topics;

@@ -1,4 +1,4 @@
-//! An in-process Kafka cluster for tests, on kafka-wire's generated messages.
+//! An in-process Kafka cluster for tests, on kwire's generated messages.
 //!
 //! [`FakeCluster::start`] opens one listener per node on the loopback (port 0 picks free
 //! ports) and serves Kafka's protocol from memory: every request is decoded and every response
@@ -7,7 +7,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
-//! use kafka_wire_fake::{FakeCluster, FakeConfig};
+//! use kwire_fake::{FakeCluster, FakeConfig};
 //!
 //! let cluster = FakeCluster::start(FakeConfig::default().nodes(3)).await?;
 //! cluster.create_topic("orders", 6).expect("a new topic");
@@ -45,7 +45,7 @@ pub use cluster::{FakeCluster, StoredBatch};
 pub use config::FakeConfig;
 pub use control::{Action, HookId, Intercepted, Times};
 
-/// The README's "Testing against an in-process Kafka" samples, compiled and run as doc tests.
-#[doc = include_str!(concat!(env!("OUT_DIR"), "/testing-against-an-in-process-kafka.md"))]
+/// This crate's README, whose samples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

@@ -2,8 +2,8 @@
 //! it was given (the base offset sits outside the CRC, as Kafka's broker relies on).
 
 use bytes::{Bytes, BytesMut};
-use kafka_wire::Records;
-use kafka_wire_records::RecordsExt;
+use kwire::Records;
+use kwire_records::RecordsExt;
 
 /// A record ListOffsets found: its offset, its timestamp and the leader epoch of its batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

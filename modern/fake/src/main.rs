@@ -1,16 +1,16 @@
-//! `kafka-wire-fake`: an in-process Kafka cluster as a process, for tests in other languages.
+//! `kwire-fake-cluster`: an in-process Kafka cluster as a process, for tests in other languages.
 //! Prints `bootstrap.servers=HOST:PORT,…` as its first line on stdout, then serves until
-//! killed (SIGINT or SIGTERM stop it cleanly). `KAFKA_WIRE_FAKE_LOG=debug` logs to stderr.
+//! killed (SIGINT or SIGTERM stop it cleanly). `KWIRE_FAKE_LOG=debug` logs to stderr.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kafka_wire_connection::{Credentials, Mechanism};
-use kafka_wire_fake::{FakeCluster, FakeConfig};
+use kwire_connection::{Credentials, Mechanism};
+use kwire_fake::{FakeCluster, FakeConfig};
 
 #[derive(Debug, Parser)]
-#[command(name = "kafka-wire-fake", version, about = "An in-memory Kafka cluster for tests")]
+#[command(name = "kwire-fake-cluster", version, about = "An in-memory Kafka cluster for tests")]
 struct Args {
     /// Number of nodes.
     #[arg(long, default_value_t = 1)]
@@ -25,7 +25,7 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     default_partitions: i32,
     /// Behave as the Kafka release of this kafka-clients jar (or schema folder): its APIs and
-    /// versions, within what kafka-wire reads.
+    /// versions, within what kwire reads.
     #[arg(long, value_name = "JAR")]
     behave_as: Option<std::path::PathBuf>,
     /// The largest request a node reads, in bytes (Kafka's socket.request.max.bytes).
@@ -59,22 +59,19 @@ fn sasl_user(text: &str) -> Result<Credentials, String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    // KAFKA_WIRE_FAKE_LOG=debug (or any tracing filter) logs what the cluster does to stderr.
-    if let Ok(filter) = std::env::var("KAFKA_WIRE_FAKE_LOG") {
-        tracing_subscriber::fmt()
-            .with_env_filter(format!("kafka_wire_fake={filter}"))
-            .with_writer(std::io::stderr)
-            .init();
+    // KWIRE_FAKE_LOG=debug (or any tracing filter) logs what the cluster does to stderr.
+    if let Ok(filter) = std::env::var("KWIRE_FAKE_LOG") {
+        tracing_subscriber::fmt().with_env_filter(format!("kwire_fake={filter}")).with_writer(std::io::stderr).init();
     }
     if !args.advertise.is_empty() && args.advertise.len() != args.nodes {
-        eprintln!("kafka-wire-fake: --advertise names {} addresses for {} nodes", args.advertise.len(), args.nodes);
+        eprintln!("kwire-fake-cluster: --advertise names {} addresses for {} nodes", args.advertise.len(), args.nodes);
         return ExitCode::from(2);
     }
     // One address for several nodes is a host to put every node on, each on a port of its own.
     let listen = if args.listen.len() == 1 && args.nodes > 1 {
         let (host, port) = args.listen[0].rsplit_once(':').unwrap_or(("127.0.0.1", "0"));
         if port != "0" {
-            eprintln!("kafka-wire-fake: {} nodes cannot share port {port}", args.nodes);
+            eprintln!("kwire-fake-cluster: {} nodes cannot share port {port}", args.nodes);
             return ExitCode::from(2);
         }
         vec![format!("{host}:0"); args.nodes]
@@ -96,7 +93,7 @@ async fn main() -> ExitCode {
         config = match config.behave_as(jar) {
             Ok(config) => config,
             Err(e) => {
-                eprintln!("kafka-wire-fake: --behave-as {}: {e}", jar.display());
+                eprintln!("kwire-fake-cluster: --behave-as {}: {e}", jar.display());
                 return ExitCode::from(2);
             }
         };
@@ -104,7 +101,7 @@ async fn main() -> ExitCode {
     let cluster = match FakeCluster::start(config).await {
         Ok(cluster) => cluster,
         Err(e) => {
-            eprintln!("kafka-wire-fake: {e}");
+            eprintln!("kwire-fake-cluster: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -115,7 +112,7 @@ async fn main() -> ExitCode {
     let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(term) => term,
         Err(e) => {
-            eprintln!("kafka-wire-fake: {e}");
+            eprintln!("kwire-fake-cluster: {e}");
             return ExitCode::FAILURE;
         }
     };

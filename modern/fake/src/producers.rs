@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use kafka_wire::ErrorCode;
+use kwire::ErrorCode;
 
 /// How many batches per producer a retry is recognised against (Kafka's
 /// `max.in.flight.requests.per.connection` for idempotence).

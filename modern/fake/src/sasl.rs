@@ -2,12 +2,12 @@
 //! v1 picks a mechanism, SaslAuthenticate carries the tokens, and nothing but ApiVersions is
 //! answered before a connection has authenticated. PLAIN checks the password; SCRAM-SHA-256
 //! and -512 run RFC 5802's exchange with the server's salted credentials (4,096 iterations,
-//! Kafka's minimum), with the hashes of `kafka-wire-connection`'s client.
+//! Kafka's minimum), with the hashes of `kwire-connection`'s client.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use kafka_wire_connection::sasl::{ScramHash, Sha256, Sha512};
-use kafka_wire_connection::{Credentials, Mechanism};
+use kwire_connection::sasl::{ScramHash, Sha256, Sha512};
+use kwire_connection::{Credentials, Mechanism};
 
 /// PBKDF2 iterations of the stored SCRAM credentials.
 const ITERATIONS: u32 = 4096;
@@ -109,7 +109,7 @@ fn failed(mechanism: Mechanism) -> Failed {
 
 /// A user's salt: fixed per user, as stored credentials are.
 fn salt(user: &str) -> Vec<u8> {
-    let mut salt = b"kafka-wire-fake:".to_vec();
+    let mut salt = b"kwire-fake:".to_vec();
     salt.extend_from_slice(user.as_bytes());
     salt
 }

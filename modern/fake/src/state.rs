@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use kafka_wire::{ErrorCode, Uuid};
+use kwire::{ErrorCode, Uuid};
 
 use crate::consumer_groups::{ConsumerGroup, Topics};
 use crate::groups::{java_hash, Group};

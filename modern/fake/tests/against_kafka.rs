@@ -22,7 +22,7 @@ mod scenarios;
 
 use std::process::Command;
 
-use kafka_wire_test_support::env_or_skip;
+use kwire_test_support::env_or_skip;
 
 /// Runs a client's round (`run` takes a bootstrap) on a 3-node fake, checks what it saw there
 /// (`check`), then on Kafka 4.4, and requires the same summary from both.
@@ -72,7 +72,7 @@ fn assignment_sizes(s: &serde_json::Value) -> [Vec<usize>; 3] {
 /// consumer assigned every partition, then a consumer group of two members where one leaves.
 #[test]
 fn kafka_python_sees_the_same_on_the_fake_and_on_kafka() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafka_python_round.py");
     on_both(
         "kafka-python",
@@ -90,7 +90,7 @@ fn kafka_python_sees_the_same_on_the_fake_and_on_kafka() {
 /// configs, offsets, DeleteRecords, groups and their offsets, the cluster), refusals included.
 #[test]
 fn kafka_python_admin_sees_the_same_on_the_fake_and_on_kafka() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafka_python_admin.py");
     on_both(
         "kafka-python admin",
@@ -112,7 +112,7 @@ fn kafka_python_admin_sees_the_same_on_the_fake_and_on_kafka() {
 /// round, run here against both clusters.
 #[test]
 fn librdkafka_sees_the_same_on_the_fake_and_on_kafka() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../cli/tests/clients/confluent_kafka_round.py");
     on_both(
         "librdkafka",
@@ -126,7 +126,7 @@ fn librdkafka_sees_the_same_on_the_fake_and_on_kafka() {
 /// their offsets, the cluster), refusals included.
 #[test]
 fn librdkafka_admin_sees_the_same_on_the_fake_and_on_kafka() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_admin.py");
     on_both(
         "librdkafka admin",
@@ -153,7 +153,7 @@ fn librdkafka_admin_sees_the_same_on_the_fake_and_on_kafka() {
 /// DescribeGroups.
 #[test]
 fn librdkafka_group_sees_the_same_on_the_fake_and_on_kafka() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_group.py");
     on_both(
         "librdkafka group",
@@ -174,7 +174,7 @@ fn librdkafka_group_sees_the_same_on_the_fake_and_on_kafka() {
 /// closes keeps its partitions, which it has again when it comes back.
 #[test]
 fn librdkafka_consumer_protocol_sees_the_same_on_the_fake_and_on_kafka() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_consumer_protocol.py");
     on_both(
         "librdkafka consumer protocol",
@@ -209,7 +209,7 @@ fn librdkafka_consumer_protocol_sees_the_same_on_the_fake_and_on_kafka() {
 /// a producer fenced by a newer one with its transactional id.
 #[test]
 fn librdkafka_transactions_see_the_same_on_the_fake_and_on_kafka() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_txn.py");
     on_both(
         "librdkafka transactions",
@@ -229,7 +229,7 @@ fn librdkafka_transactions_see_the_same_on_the_fake_and_on_kafka() {
 /// member's instance id takes its place and fences it.
 #[test]
 fn librdkafka_static_members_see_the_same_on_the_fake_and_on_kafka() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/confluent_kafka_static.py");
     on_both(
         "librdkafka static members",
@@ -246,7 +246,7 @@ fn librdkafka_static_members_see_the_same_on_the_fake_and_on_kafka() {
 /// delete), an idempotent producer (none, gzip), a consumer group where b joins a and a leaves.
 #[test]
 fn kafkajs_sees_the_same_on_the_fake_and_on_kafka() {
-    let Some(node_modules) = env_or_skip("KAFKA_WIRE_NODE_MODULES") else { return };
+    let Some(node_modules) = env_or_skip("KWIRE_NODE_MODULES") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafkajs_round.js");
     on_both(
         "kafkajs",
@@ -266,7 +266,7 @@ fn kafkajs_sees_the_same_on_the_fake_and_on_kafka() {
 /// producer fenced by a second one of the same transactional id.
 #[test]
 fn kafkajs_transactions_see_the_same_on_the_fake_and_on_kafka() {
-    let Some(node_modules) = env_or_skip("KAFKA_WIRE_NODE_MODULES") else { return };
+    let Some(node_modules) = env_or_skip("KWIRE_NODE_MODULES") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafkajs_txn.js");
     on_both(
         "kafkajs transactions",

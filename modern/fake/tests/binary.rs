@@ -1,4 +1,4 @@
-//! The `kafka-wire-fake` binary's contract: its first line names every node, `--advertise` is
+//! The `kwire-fake-cluster` binary's contract: its first line names every node, `--advertise` is
 //! what Metadata tells clients.
 
 mod support;

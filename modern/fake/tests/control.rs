@@ -5,11 +5,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use kafka_wire::messages::{ApiKey, RequestKind};
-use kafka_wire::{ErrorCode, Records};
-use kafka_wire_connection::{requests, ClientConfig, Cluster};
-use kafka_wire_fake::{Action, FakeCluster, FakeConfig, Times};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
+use kwire::messages::{ApiKey, RequestKind};
+use kwire::{ErrorCode, Records};
+use kwire_connection::{requests, ClientConfig, Cluster};
+use kwire_fake::{Action, FakeCluster, FakeConfig, Times};
+use kwire_records::{BatchBuilder, BatchOptions, Compression};
 
 fn batch(value: &str) -> Records {
     let mut builder = BatchBuilder::new(BatchOptions::new(2, Compression::None)).unwrap();
@@ -77,9 +77,9 @@ async fn a_hook_sees_requests_decoded_until_removed() {
 async fn a_killed_leader_moves_its_partitions_and_comes_back() {
     let fake = FakeCluster::start(FakeConfig::default().nodes(3)).await.unwrap();
     let cluster = connect(&fake).await;
-    let create = kafka_wire::messages::CreateTopicsRequest {
-        topics: vec![kafka_wire::messages::create_topics_request::CreatableTopic {
-            name: kafka_wire::TopicName("replicated".into()),
+    let create = kwire::messages::CreateTopicsRequest {
+        topics: vec![kwire::messages::create_topics_request::CreatableTopic {
+            name: kwire::TopicName("replicated".into()),
             num_partitions: 1,
             replication_factor: 2,
             ..Default::default()
@@ -107,7 +107,7 @@ async fn a_killed_leader_moves_its_partitions_and_comes_back() {
 /// --minors` fetches): our client negotiates what those brokers would have offered.
 #[tokio::test]
 async fn behaves_as_older_releases() {
-    let jars = kafka_wire_codegen::kafka_jars_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    let jars = kwire_codegen::kafka_jars_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
     for (release, produce, fetch, metadata) in [("2.8.2", 9, 12, 11), ("3.9.2", 11, 17, 12), ("4.4.0", 13, 18, 13)] {
         let jar = jars.join(release).join(format!("kafka-clients-{release}.jar"));
         if !jar.is_file() {
@@ -132,8 +132,8 @@ async fn behaves_as_older_releases() {
 
 #[tokio::test]
 async fn share_and_consumer_group_heartbeats_can_be_failed_once() {
-    use kafka_wire::messages::{ConsumerGroupHeartbeatRequest, ShareGroupHeartbeatRequest};
-    use kafka_wire::{GroupId, StrBytes, TopicName};
+    use kwire::messages::{ConsumerGroupHeartbeatRequest, ShareGroupHeartbeatRequest};
+    use kwire::{GroupId, StrBytes, TopicName};
     let fake = FakeCluster::start(FakeConfig::default()).await.unwrap();
     fake.create_topic("work", 1).unwrap();
     let cluster = connect(&fake).await;

@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use kafka_wire::messages::join_group_request::JoinGroupRequestProtocol;
-use kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment;
-use kafka_wire::messages::{ConsumerGroupHeartbeatRequest, HeartbeatRequest, JoinGroupRequest, SyncGroupRequest};
-use kafka_wire::{ErrorCode, TopicName};
-use kafka_wire_connection::cluster::CoordinatorType;
-use kafka_wire_connection::{Client, ClientConfig, Cluster};
-use kafka_wire_fake::{FakeCluster, FakeConfig};
+use kwire::messages::join_group_request::JoinGroupRequestProtocol;
+use kwire::messages::sync_group_request::SyncGroupRequestAssignment;
+use kwire::messages::{ConsumerGroupHeartbeatRequest, HeartbeatRequest, JoinGroupRequest, SyncGroupRequest};
+use kwire::{ErrorCode, TopicName};
+use kwire_connection::cluster::CoordinatorType;
+use kwire_connection::{Client, ClientConfig, Cluster};
+use kwire_fake::{FakeCluster, FakeConfig};
 
 async fn start(group: &str) -> (FakeCluster, Client) {
     let config = FakeConfig::default().nodes(2).group_initial_rebalance_delay(Duration::ZERO);

@@ -5,9 +5,9 @@ mod support;
 
 use std::time::Duration;
 
-use kafka_wire::messages::MetadataRequest;
-use kafka_wire_connection::{Client, ClientConfig};
-use kafka_wire_fake::{FakeCluster, FakeConfig};
+use kwire::messages::MetadataRequest;
+use kwire_connection::{Client, ClientConfig};
+use kwire_fake::{FakeCluster, FakeConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

@@ -8,7 +8,7 @@ mod support;
 
 use std::time::Duration;
 
-use kafka_wire_fake::{FakeCluster, FakeConfig};
+use kwire_fake::{FakeCluster, FakeConfig};
 
 #[tokio::test]
 async fn offset_commit_and_fetch_check_member_epochs_as_kafka_does() {

@@ -1,15 +1,15 @@
-//! kafka-wire-connection against the fake cluster: negotiation at the newest versions, topic
+//! kwire-connection against the fake cluster: negotiation at the newest versions, topic
 //! creation, produce and fetch by topic id, offsets, idempotent retries, a moved leader.
 
 use std::time::Duration;
 
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
-use kafka_wire::messages::{ApiKey, CreateTopicsRequest, ListOffsetsRequest};
-use kafka_wire::{ErrorCode, ProducerId, Records, StrBytes, TopicName};
-use kafka_wire_connection::{requests, ClientConfig, Cluster};
-use kafka_wire_fake::{FakeCluster, FakeConfig};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+use kwire::messages::{ApiKey, CreateTopicsRequest, ListOffsetsRequest};
+use kwire::{ErrorCode, ProducerId, Records, StrBytes, TopicName};
+use kwire_connection::{requests, ClientConfig, Cluster};
+use kwire_fake::{FakeCluster, FakeConfig};
+use kwire_records::{BatchBuilder, BatchOptions, Compression, RecordsExt};
 
 fn batch(values: &[&str]) -> Records {
     batch_from(None, values)
@@ -85,7 +85,7 @@ async fn produce_fetch_and_offsets_through_our_client() {
         }],
         ..Default::default()
     };
-    let offset = |r: kafka_wire::messages::ListOffsetsResponse| r.topics[0].partitions[0].offset;
+    let offset = |r: kwire::messages::ListOffsetsResponse| r.topics[0].partitions[0].offset;
     assert_eq!(offset(leader.send(list(-2)).await.unwrap()), 0);
     assert_eq!(offset(leader.send(list(-1)).await.unwrap()), 3);
     assert_eq!(offset(leader.send(list(1_700_000_000_000)).await.unwrap()), 0);
@@ -105,7 +105,7 @@ async fn idempotent_retries_are_answered_with_their_first_offset() {
     let cluster = Cluster::connect(&[bootstrap.as_str()], ClientConfig::default()).await.unwrap();
     let client = cluster.any().await.unwrap();
     let init = client
-        .send(kafka_wire::messages::InitProducerIdRequest { transactional_id: None, ..Default::default() })
+        .send(kwire::messages::InitProducerIdRequest { transactional_id: None, ..Default::default() })
         .await
         .unwrap();
     assert_eq!(init.error_code, ErrorCode::NONE);

@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kafka_wire::messages::ApiKey;
-use kafka_wire::ErrorCode;
-use kafka_wire_fake::{Action, FakeCluster, FakeConfig, Times};
-use kafka_wire_test_support::env_or_skip;
+use kwire::messages::ApiKey;
+use kwire::ErrorCode;
+use kwire_fake::{Action, FakeCluster, FakeConfig, Times};
+use kwire_test_support::env_or_skip;
 use serde_json::Value;
 
 /// How often each fault was injected, and the topics whose partition 0 changed leader.
@@ -44,7 +44,7 @@ fn faults(fake: &Arc<FakeCluster>, which: Faults) -> (Arc<Injected>, tokio::task
     let injected = Arc::new(Injected::default());
     let count = |field: fn(&Injected) -> &AtomicUsize, action: fn() -> Action| {
         let injected = injected.clone();
-        move |_: &kafka_wire_fake::Intercepted<'_>| {
+        move |_: &kwire_fake::Intercepted<'_>| {
             field(&injected).fetch_add(1, Ordering::Relaxed);
             action()
         }
@@ -109,12 +109,9 @@ async fn clean_and_faulty_by_design(
     by_design: ByDesign,
     client: impl Fn(&str) -> Option<Output> + Send + Sync + Clone + 'static,
 ) {
-    // KAFKA_WIRE_FAKE_LOG=debug shows what the cluster did (groups, hooks).
-    if let Ok(filter) = std::env::var("KAFKA_WIRE_FAKE_LOG") {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(format!("kafka_wire_fake={filter}"))
-            .with_test_writer()
-            .try_init();
+    // KWIRE_FAKE_LOG=debug shows what the cluster did (groups, hooks).
+    if let Ok(filter) = std::env::var("KWIRE_FAKE_LOG") {
+        let _ = tracing_subscriber::fmt().with_env_filter(format!("kwire_fake={filter}")).with_test_writer().try_init();
     }
     let _alone = support::one_at_a_time();
     let mut results = Vec::new();
@@ -159,7 +156,7 @@ async fn clean_and_faulty_by_design(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_python_recovers() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafka_python_round.py");
     clean_and_faulty("kafka-python", &[ALL], move |b| Some(Command::new(&python).arg(script).arg(b).output().unwrap()))
         .await;
@@ -167,7 +164,7 @@ async fn kafka_python_recovers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn librdkafka_recovers() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../cli/tests/clients/confluent_kafka_round.py");
     clean_and_faulty("librdkafka", &[ALL], move |b| Some(Command::new(&python).arg(script).arg(b).output().unwrap()))
         .await;
@@ -175,7 +172,7 @@ async fn librdkafka_recovers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafkajs_recovers() {
-    let Some(node_modules) = env_or_skip("KAFKA_WIRE_NODE_MODULES") else { return };
+    let Some(node_modules) = env_or_skip("KWIRE_NODE_MODULES") else { return };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/kafkajs_round.js");
     // kafkajs 2.2.4 meets the injected errors and a dropped Fetch connection, not a moved
     // leader: with partition 0's leader moved after its first record, its send() sometimes

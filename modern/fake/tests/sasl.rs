@@ -6,11 +6,11 @@ mod support;
 
 use std::process::Command;
 
-use kafka_wire::messages::{ApiKey, MetadataRequest};
-use kafka_wire::ErrorCode;
-use kafka_wire_connection::{Client, ClientConfig, Credentials, Error};
-use kafka_wire_fake::{FakeCluster, FakeConfig};
-use kafka_wire_test_support::env_or_skip;
+use kwire::messages::{ApiKey, MetadataRequest};
+use kwire::ErrorCode;
+use kwire_connection::{Client, ClientConfig, Credentials, Error};
+use kwire_fake::{FakeCluster, FakeConfig};
+use kwire_test_support::env_or_skip;
 
 async fn cluster() -> FakeCluster {
     let config = FakeConfig::default()
@@ -62,7 +62,7 @@ async fn before_authentication_only_api_versions_is_answered() {
 
 #[test]
 fn librdkafka_authenticates_with_scram_and_plain() {
-    let Some(python) = env_or_skip("KAFKA_WIRE_PYTHON") else { return };
+    let Some(python) = env_or_skip("KWIRE_PYTHON") else { return };
     let fake =
         support::fake(&["--sasl", "SCRAM-SHA-256:alice:alice-secret", "--sasl", "PLAIN:carol:carol:with:colons"]);
     // Produce and read back one record as each user.

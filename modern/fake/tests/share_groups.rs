@@ -6,20 +6,20 @@
 
 use std::time::Duration;
 
-use kafka_wire::messages::describe_configs_request::DescribeConfigsResource;
-use kafka_wire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestGroup;
-use kafka_wire::messages::incremental_alter_configs_request::{AlterConfigsResource, AlterableConfig};
-use kafka_wire::messages::share_acknowledge_request::{self, AcknowledgePartition, AcknowledgeTopic};
-use kafka_wire::messages::share_fetch_request::{AcknowledgementBatch, FetchPartition, FetchTopic};
-use kafka_wire::messages::{
+use kwire::messages::describe_configs_request::DescribeConfigsResource;
+use kwire::messages::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequestGroup;
+use kwire::messages::incremental_alter_configs_request::{AlterConfigsResource, AlterableConfig};
+use kwire::messages::share_acknowledge_request::{self, AcknowledgePartition, AcknowledgeTopic};
+use kwire::messages::share_fetch_request::{AcknowledgementBatch, FetchPartition, FetchTopic};
+use kwire::messages::{
     ApiVersionsRequest, DeleteGroupsRequest, DescribeConfigsRequest, DescribeShareGroupOffsetsRequest,
     IncrementalAlterConfigsRequest, ListGroupsRequest, ShareAcknowledgeRequest, ShareFetchRequest, ShareFetchResponse,
     ShareGroupDescribeRequest, ShareGroupHeartbeatRequest,
 };
-use kafka_wire::{ErrorCode, GroupId, Records, StrBytes, TopicName, Uuid};
-use kafka_wire_connection::{Client, ClientConfig, Cluster};
-use kafka_wire_fake::{FakeCluster, FakeConfig};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
+use kwire::{ErrorCode, GroupId, Records, StrBytes, TopicName, Uuid};
+use kwire_connection::{Client, ClientConfig, Cluster};
+use kwire_fake::{FakeCluster, FakeConfig};
+use kwire_records::{BatchBuilder, BatchOptions, Compression};
 
 const TOPIC: &str = "work";
 const GROUP: &str = "sharers";
@@ -395,11 +395,11 @@ async fn share_groups_are_advertised_listed_and_deleted() {
 
 #[tokio::test]
 async fn an_empty_groups_offsets_are_altered_and_deleted() {
-    use kafka_wire::messages::alter_share_group_offsets_request::{
+    use kwire::messages::alter_share_group_offsets_request::{
         AlterShareGroupOffsetsRequestPartition, AlterShareGroupOffsetsRequestTopic,
     };
-    use kafka_wire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequestTopic;
-    use kafka_wire::messages::{AlterShareGroupOffsetsRequest, DeleteShareGroupOffsetsRequest};
+    use kwire::messages::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequestTopic;
+    use kwire::messages::{AlterShareGroupOffsetsRequest, DeleteShareGroupOffsetsRequest};
 
     let s = setup(FakeConfig::default(), 1).await;
     let alter = |offset: i64| AlterShareGroupOffsetsRequest {

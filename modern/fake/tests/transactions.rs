@@ -6,16 +6,16 @@
 
 use std::time::Duration;
 
-use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
-use kafka_wire::messages::{
+use kwire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kwire::messages::{
     AddPartitionsToTxnRequest, DescribeTransactionsRequest, EndTxnRequest, FetchRequest, InitProducerIdRequest,
     ListTransactionsRequest,
 };
-use kafka_wire::{ErrorCode, ProducerId, Records, StrBytes, TopicName, TransactionalId};
-use kafka_wire_connection::cluster::CoordinatorType;
-use kafka_wire_connection::{requests, Client, ClientConfig, Cluster};
-use kafka_wire_fake::{FakeCluster, FakeConfig};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
+use kwire::{ErrorCode, ProducerId, Records, StrBytes, TopicName, TransactionalId};
+use kwire_connection::cluster::CoordinatorType;
+use kwire_connection::{requests, Client, ClientConfig, Cluster};
+use kwire_fake::{FakeCluster, FakeConfig};
+use kwire_records::{BatchBuilder, BatchOptions, Compression};
 
 const TOPIC: &str = "txn";
 
@@ -40,7 +40,7 @@ struct Setup {
     cluster: Cluster,
     coordinator: Client,
     leader: Client,
-    topic_id: kafka_wire::Uuid,
+    topic_id: kwire::Uuid,
 }
 
 async fn setup(id: &str) -> Setup {

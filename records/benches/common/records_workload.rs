@@ -7,7 +7,7 @@ use std::hint::black_box;
 use bytes::Bytes;
 use criterion::measurement::WallTime;
 use criterion::BenchmarkGroup;
-use kafka_wire_records::{
+use kwire_records::{
     Batch, BatchBuilder, BatchOptions, Compression, Header, ReadOptions, Record, RecordRef, Records, RecordsExt,
 };
 
@@ -88,7 +88,7 @@ pub fn bench_memcpy_crc32c_floor(group: &mut BenchmarkGroup<'_, WallTime>, batch
     group.bench_function("baseline/memcpy+crc32c", |b| {
         b.iter(|| {
             scratch.copy_from_slice(black_box(batch));
-            black_box(kafka_wire_records::crc32c(&scratch))
+            black_box(kwire_records::crc32c(&scratch))
         })
     });
     group.bench_function("baseline/memcpy+crc32c-crate", |b| {

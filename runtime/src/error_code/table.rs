@@ -1,5 +1,5 @@
 // @generated from Apache Kafka 4.4.0's `Errors` (kafka-clients); do not edit.
-// Regenerate: UPDATE_ERROR_CODES=1 cargo test -p kafka-wire-runtime --test error_code_table
+// Regenerate: UPDATE_ERROR_CODES=1 cargo test -p kwire-runtime --test error_code_table
 
 use super::{ErrorCode, ErrorInfo};
 

@@ -4,17 +4,17 @@
 //! requests and message sets, ZooKeeper node data of every kind, and the schema files
 //! themselves. Seeds are made here from the schemas in `../shared`, never committed.
 //!
-//! Usage: `cargo run -p kafka-wire-tests --bin fuzz-seeds -- fuzz/corpus`
+//! Usage: `cargo run -p kwire-tests --bin fuzz-seeds -- fuzz/corpus`
 
 use std::path::PathBuf;
 
-use kafka_wire::messages::ApiKey;
-use kafka_wire_07::message::{put_compressed_set, put_message_set};
-use kafka_wire_07::{Codec, FetchRequest, Magic, OffsetsRequest, ProduceRequest, Request};
-use kafka_wire_codegen::ir::MessageKind;
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
-use kafka_wire_tests::sample::{self, Mode, Rng};
-use kafka_wire_tests::SCHEMAS;
+use kwire::messages::ApiKey;
+use kwire07_protocol::message::{put_compressed_set, put_message_set};
+use kwire07_protocol::{Codec, FetchRequest, Magic, OffsetsRequest, ProduceRequest, Request};
+use kwire_codegen::ir::MessageKind;
+use kwire_records::{BatchBuilder, BatchOptions, Compression};
+use kwire_tests::sample::{self, Mode, Rng};
+use kwire_tests::SCHEMAS;
 
 fn main() {
     let out = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "fuzz/corpus".into()));
@@ -57,9 +57,9 @@ fn main() {
             }
         }
     }
-    for (name, request) in legacy_requests() {
+    for (name, request) in kafka07_requests() {
         if let Ok(frame) = request.to_bytes() {
-            put("legacy_requests", name.to_owned(), &frame[4..]);
+            put("kafka07_requests", name.to_owned(), &frame[4..]);
         }
     }
     for (i, (choice, data)) in ZK_NODES.iter().enumerate() {
@@ -68,7 +68,7 @@ fn main() {
         put("zk_nodes", format!("node-{i}"), &seed);
     }
     for dir in schema_dirs() {
-        for file in kafka_wire_codegen::source::read_schemas(&dir).into_iter().flatten() {
+        for file in kwire_codegen::source::read_schemas(&dir).into_iter().flatten() {
             put("schemas", file.name, file.text.as_bytes());
         }
     }
@@ -106,7 +106,7 @@ fn response_input(api: ApiKey, version: i16, body: &[u8]) -> Vec<u8> {
     f
 }
 
-fn legacy_requests() -> Vec<(&'static str, Request)> {
+fn kafka07_requests() -> Vec<(&'static str, Request)> {
     let payloads = [b"first".as_slice(), b"second", b"third"];
     let mut plain = Vec::new();
     let _ = put_message_set(&mut plain, Magic::V1, &payloads);
@@ -155,9 +155,9 @@ const ZK_NODES: &[(u8, &str)] = &[
 /// Kafka's schemas (messages, generator test schemas, internal families) where their jars are
 /// found, and the project's own.
 fn schema_dirs() -> Vec<PathBuf> {
-    let root = kafka_wire_tests::workspace_root();
-    let Ok(message) = kafka_wire_codegen::locate_kafka_schemas(&root) else { return Vec::new() };
+    let root = kwire_tests::workspace_root();
+    let Ok(message) = kwire_codegen::locate_kafka_schemas(&root) else { return Vec::new() };
     let mut dirs = vec![message, root.join("schemas")];
-    dirs.extend(kafka_wire_codegen::kafka_schema_sets(&root).into_iter().map(|(_, source)| source));
+    dirs.extend(kwire_codegen::kafka_schema_sets(&root).into_iter().map(|(_, source)| source));
     dirs
 }

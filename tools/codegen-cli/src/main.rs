@@ -1,4 +1,4 @@
-//! `kafka-wire-codegen`: regenerates checked-in Rust code from Kafka message schemas, and
+//! `kwire-codegen`: regenerates checked-in Rust code from Kafka message schemas, and
 //! looks at schemas and bytes through the generator's IR. This file only dispatches; each
 //! subcommand owns its arguments and its run function in `cmd/`.
 
@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 
 /// Generate Rust types, encoders and decoders from Apache Kafka's JSON message schemas.
 #[derive(Parser)]
-#[command(name = "kafka-wire-codegen", version, about, long_about = None)]
+#[command(name = "kwire-codegen", version, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

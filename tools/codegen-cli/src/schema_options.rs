@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use kafka_wire_codegen::{config::cli_command, Config, Generated};
+use kwire_codegen::{config::cli_command, Config, Generated};
 
 #[derive(Args)]
 pub struct SchemaOptions {
@@ -17,7 +17,7 @@ pub struct SchemaOptions {
     #[arg(long, value_name = "DIR", default_value = "generated/src/messages")]
     pub out: PathBuf,
     /// Rust path of the runtime crate that generated code calls.
-    #[arg(long, value_name = "PATH", default_value = "::kafka_wire_runtime")]
+    #[arg(long, value_name = "PATH", default_value = "::kwire_runtime")]
     runtime_path: String,
     /// Only these APIs (name like `Fetch`, any case, or numeric key); repeat for several. A
     /// name no schema defines is an error.

@@ -1,4 +1,4 @@
-//! `kafka-wire-codegen diff` on Kafka's own history (the kafka-clients jars of 2.4.1, 2.8.2, 3.3.2,
+//! `kwire-codegen diff` on Kafka's own history (the kafka-clients jars of 2.4.1, 2.8.2, 3.3.2,
 //! 3.7.2 and the default release, 4.4.0), checked against facts read from the files independently of the tool; and synthetic
 //! edits of one schema, each breaking change found with its path and versions, a rename not.
 
@@ -6,24 +6,24 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kafka_wire_inspect::diff::{BreakingKind, Diff, Report};
+use kwire_inspect::diff::{BreakingKind, Diff, Report};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
 }
 
 fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kafka-wire-codegen")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_kwire-codegen")).args(args).output().unwrap()
 }
 
 fn current() -> PathBuf {
-    kafka_wire_codegen::locate_kafka_schemas(&workspace()).expect("Kafka's schemas")
+    kwire_codegen::locate_kafka_schemas(&workspace()).expect("Kafka's schemas")
 }
 
 /// A release's kafka-clients messages (`scripts/kafka-release --minors` fetches the jars).
 fn release(name: &str) -> PathBuf {
-    let source = kafka_wire_codegen::MESSAGES.source(&kafka_wire_codegen::kafka_jars_dir(&workspace()), name);
-    let jar = kafka_wire_codegen::source::watched_path(&source);
+    let source = kwire_codegen::MESSAGES.source(&kwire_codegen::kafka_jars_dir(&workspace()), name);
+    let jar = kwire_codegen::source::watched_path(&source);
     assert!(jar.is_file(), "{} is missing: run scripts/kafka-release --minors", jar.display());
     source
 }
@@ -46,7 +46,7 @@ fn top_level(text: &str, key: &str) -> Option<String> {
 /// `(api key, versions)` of every request schema of a folder or jar, read as text.
 fn requests(dir: &Path) -> Vec<(i16, String, BTreeSet<i16>)> {
     let mut out = Vec::new();
-    for file in kafka_wire_codegen::source::read_schemas(dir).unwrap() {
+    for file in kwire_codegen::source::read_schemas(dir).unwrap() {
         let Some(api) = file.name.strip_suffix("Request.json") else { continue };
         let text = file.text;
         let key: i16 = top_level(&text, "apiKey").unwrap().parse().unwrap();
@@ -200,7 +200,7 @@ fn edit(from: &str, to: &str) -> Report {
     diff(old.path(), new.path(), ("old", "new"))
 }
 
-fn only_breaking(report: &Report) -> &kafka_wire_inspect::diff::Breaking {
+fn only_breaking(report: &Report) -> &kwire_inspect::diff::Breaking {
     assert_eq!(report.breaking.len(), 1, "{:#?}", report.breaking);
     &report.breaking[0]
 }

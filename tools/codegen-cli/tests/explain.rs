@@ -1,4 +1,4 @@
-//! `kafka-wire-codegen explain` as a user runs it: seed 001's two trees line for line, frames
+//! `kwire-codegen explain` as a user runs it: seed 001's two trees line for line, frames
 //! read from hex and files, record batches inside, JSON and HTML output, and bytes that do not
 //! parse (the tree up to the failure, exit status 1).
 
@@ -10,7 +10,7 @@ fn workspace() -> PathBuf {
 }
 
 fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kafka-wire-codegen")).current_dir(workspace()).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_kwire-codegen")).current_dir(workspace()).args(args).output().unwrap()
 }
 
 fn stdout(out: &Output) -> String {
@@ -18,7 +18,7 @@ fn stdout(out: &Output) -> String {
 }
 
 fn kafka_messages() -> String {
-    kafka_wire_codegen::locate_kafka_schemas(&workspace()).expect("Kafka's schemas").display().to_string()
+    kwire_codegen::locate_kafka_schemas(&workspace()).expect("Kafka's schemas").display().to_string()
 }
 
 /// Seed 001's page as text (`../shared/seeds/001_*`); the tree of each message is one line.
@@ -217,7 +217,7 @@ fn raw_bytes_from_stdin_and_from_a_file() {
     let raw: Vec<u8> = (0..SEED_REQUEST_HEX.len() / 2)
         .map(|i| u8::from_str_radix(&SEED_REQUEST_HEX[2 * i..2 * i + 2], 16).unwrap())
         .collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-wire-codegen"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire-codegen"))
         .current_dir(workspace())
         .args(["explain", "--schemas", "schemas", "--request", "--frame"])
         .stdin(std::process::Stdio::piped())

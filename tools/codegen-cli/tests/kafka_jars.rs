@@ -11,7 +11,7 @@ fn workspace() -> PathBuf {
 }
 
 fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kafka-wire-codegen")).args(args).output().expect("runs the CLI")
+    Command::new(env!("CARGO_BIN_EXE_kwire-codegen")).args(args).output().expect("runs the CLI")
 }
 
 /// The jar of `version`, or `None` outside CI when it has not been fetched.

@@ -1,4 +1,4 @@
-//! `kafka-wire-codegen site` over Kafka's corpus, rendered in a real browser: Debian's
+//! `kwire-codegen site` over Kafka's corpus, rendered in a real browser: Debian's
 //! `chromium`, headless, loads the index and the BrokerRegistration v4 page from `file://`,
 //! runs their script without an error, and shows seed 001's 79 + 24 bytes.
 
@@ -45,10 +45,10 @@ fn no_script_errors(stderr: &str, page: &str) {
 
 #[test]
 fn site_of_the_corpus_renders_in_chromium() {
-    let messages = kafka_wire_codegen::locate_kafka_schemas(&workspace()).unwrap();
+    let messages = kwire_codegen::locate_kafka_schemas(&workspace()).unwrap();
     let out = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let run = Command::new(env!("CARGO_BIN_EXE_kafka-wire-codegen"))
+    let run = Command::new(env!("CARGO_BIN_EXE_kwire-codegen"))
         .args(["site", "--schemas"])
         .arg(&messages)
         .arg("--out")

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::{ErrorCode, LegacyError, TopicError};
+use crate::{ErrorCode, ProtocolError, TopicError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LogError {
@@ -17,7 +17,7 @@ pub enum LogError {
 
     /// The produced set failed validation (CRC, magic, codec, framing): 0.7 closes the connection.
     #[error("invalid message set: {0}")]
-    InvalidMessageSet(LegacyError),
+    InvalidMessageSet(ProtocolError),
 
     /// A shallow message exceeds `max.message.size`: 0.7 drops the produce silently.
     #[error("message at offset {offset}: payload of {size} bytes exceeds max.message.size {max}")]
@@ -103,10 +103,10 @@ impl LogError {
     }
 }
 
-impl From<LegacyError> for LogError {
-    fn from(e: LegacyError) -> Self {
+impl From<ProtocolError> for LogError {
+    fn from(e: ProtocolError) -> Self {
         match e {
-            LegacyError::MessageSizeTooLarge { offset, size, max } => LogError::MessageTooLarge { offset, size, max },
+            ProtocolError::MessageSizeTooLarge { offset, size, max } => LogError::MessageTooLarge { offset, size, max },
             other => LogError::InvalidMessageSet(other),
         }
     }

@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
-use kafka_wire_runtime::reader::SliceReader;
+use kwire_runtime::reader::SliceReader;
 
 use crate::MessageRef;
 

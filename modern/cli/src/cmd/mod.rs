@@ -3,5 +3,5 @@
 pub mod perf;
 pub mod tap;
 
-/// What a subcommand returns; the error prints as one `kafka-wire: …` line.
+/// What a subcommand returns; the error prints as one `kwire: …` line.
 pub type CmdResult<T = ()> = Result<T, Box<dyn std::error::Error>>;

@@ -1,12 +1,12 @@
-//! `kafka-wire perf`: round trips of Kafka requests, one at a time over one connection
-//! (`kafka-wire-connection`), for measuring what a hop (such as `kafka-wire tap`) adds against a
+//! `kwire perf`: round trips of Kafka requests, one at a time over one connection
+//! (`kwire-connection`), for measuring what a hop (such as `kwire tap`) adds against a
 //! direct connection.
 
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use kafka_wire::messages::{ApiKey, ApiVersionsRequest, MetadataRequest, RequestKind};
-use kafka_wire_connection::{Client, ClientConfig};
+use kwire::messages::{ApiKey, ApiVersionsRequest, MetadataRequest, RequestKind};
+use kwire_connection::{Client, ClientConfig};
 
 use crate::cmd::CmdResult;
 
@@ -32,7 +32,7 @@ pub struct PerfArgs {
 
 pub async fn run(a: PerfArgs) -> CmdResult {
     let broker = &a.broker;
-    let client = Client::connect(broker.as_str(), ClientConfig::default().client_id("kafka-wire-perf"))
+    let client = Client::connect(broker.as_str(), ClientConfig::default().client_id("kwire-perf"))
         .await
         .map_err(|e| format!("{broker}: {e}"))?;
     let (body, version): (RequestKind, i16) = match a.api {

@@ -1,4 +1,4 @@
-//! A `kafka-wire tap` process for the tap's tests: started on a free port in front of an upstream,
+//! A `kwire tap` process for the tap's tests: started on a free port in front of an upstream,
 //! its stdout and stderr collected line by line as it prints them.
 #![allow(dead_code)] // each test binary uses its own part
 
@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kafka_wire_test_support::free_port;
+use kwire_test_support::free_port;
 
 /// A running tap, its stdout and stderr lines collected as they come.
 pub struct Tap {
@@ -21,7 +21,7 @@ pub struct Tap {
 impl Tap {
     pub fn start(upstream: &str, extra: &[&str]) -> Tap {
         let port = free_port().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-wire"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
             .args(["tap", "--listen", &format!("127.0.0.1:{port}"), "--upstream", upstream])
             .args(extra)
             .stdout(Stdio::piped())

@@ -4,9 +4,9 @@
 
 use std::future::Future;
 
-use kafka_wire::messages::find_coordinator_request::FindCoordinatorRequest;
-use kafka_wire::messages::ApiKey;
-use kafka_wire::ErrorCode;
+use kwire::messages::find_coordinator_request::FindCoordinatorRequest;
+use kwire::messages::ApiKey;
+use kwire::ErrorCode;
 
 use super::{Cluster, CoordinatorType};
 use crate::{Client, Error};

@@ -5,7 +5,7 @@ mod plain;
 mod scram;
 
 /// SCRAM's hash functions (HMAC, the digest, PBKDF2), which a server verifying a client (the
-/// in-process cluster of `kafka-wire-fake`) computes the same way.
+/// in-process cluster of `kwire-fake`) computes the same way.
 pub use scram::{Hash as ScramHash, Sha256, Sha512};
 
 use crate::error::Error;
@@ -83,5 +83,5 @@ pub trait Session {
 }
 
 fn protocol_error(message: impl Into<String>) -> Error {
-    Error::Authentication { code: kafka_wire::ErrorCode::SASL_AUTHENTICATION_FAILED, message: message.into() }
+    Error::Authentication { code: kwire::ErrorCode::SASL_AUTHENTICATION_FAILED, message: message.into() }
 }

@@ -5,18 +5,18 @@ pub mod peer;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::{
+use kwire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::{
     AddPartitionsToTxnRequest, ApiKey, CreateTopicsRequest, EndTxnRequest, FetchRequest, InitProducerIdRequest,
     InitProducerIdResponse, ListOffsetsRequest, MetadataRequest, ProduceRequest,
 };
-use kafka_wire::{ErrorCode, ProducerId, Records, Uuid};
-use kafka_wire_connection::cluster::CoordinatorType;
-use kafka_wire_connection::{requests, Client, Cluster, Error};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, Header};
+use kwire::{ErrorCode, ProducerId, Records, Uuid};
+use kwire_connection::cluster::CoordinatorType;
+use kwire_connection::{requests, Client, Cluster, Error};
+use kwire_records::{BatchBuilder, BatchOptions, Compression, Header};
 
 pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64

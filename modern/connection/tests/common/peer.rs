@@ -10,18 +10,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::find_coordinator_response::Coordinator;
-use kafka_wire::messages::metadata_response::{
-    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
-};
-use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
-use kafka_wire::messages::{
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::find_coordinator_response::Coordinator;
+use kwire::messages::metadata_response::{MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic};
+use kwire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kwire::messages::{
     ApiKey, ApiVersionsResponse, FindCoordinatorResponse, MetadataRequest, MetadataResponse, ProduceResponse,
     RequestFrame, RequestKind, ResponseFrame, ResponseKind, SaslAuthenticateResponse, SaslHandshakeResponse,
 };
-use kafka_wire::{Bytes, BytesMut, ErrorCode, Records};
-use kafka_wire_connection::Cluster;
+use kwire::{Bytes, BytesMut, ErrorCode, Records};
+use kwire_connection::Cluster;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::time::Instant;

@@ -1,7 +1,7 @@
 //! AddOffsetsToTxn: a transactional producer will commit a group's offsets in its transaction
 //! (transactions v1; in v2, TxnOffsetCommit adds the group itself).
 
-use kafka_wire::messages::{AddOffsetsToTxnRequest, AddOffsetsToTxnResponse};
+use kwire::messages::{AddOffsetsToTxnRequest, AddOffsetsToTxnResponse};
 
 use super::{coordinates, fenced, Ctx};
 use crate::transactions::Producer;

@@ -2,12 +2,12 @@
 //! transactions v1); v4+ carries several transactions at once, and `verify_only` asks whether
 //! the partitions are in already, as Kafka's brokers ask their coordinator.
 
-use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
-use kafka_wire::messages::add_partitions_to_txn_response::{
+use kwire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kwire::messages::add_partitions_to_txn_response::{
     AddPartitionsToTxnPartitionResult, AddPartitionsToTxnResult, AddPartitionsToTxnTopicResult,
 };
-use kafka_wire::messages::{AddPartitionsToTxnRequest, AddPartitionsToTxnResponse};
-use kafka_wire::{ErrorCode, TransactionalId};
+use kwire::messages::{AddPartitionsToTxnRequest, AddPartitionsToTxnResponse};
+use kwire::{ErrorCode, TransactionalId};
 
 use super::{coordinates, fenced, Ctx};
 use crate::state::State;

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire::messages::alter_configs_response::AlterConfigsResourceResponse;
-use kafka_wire::messages::{AlterConfigsRequest, AlterConfigsResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::alter_configs_response::AlterConfigsResourceResponse;
+use kwire::messages::{AlterConfigsRequest, AlterConfigsResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::describe_configs::alterable_topic;
 use super::Ctx;

@@ -3,11 +3,11 @@
 //! share group. A group with members is refused (NON_EMPTY_GROUP); a partition the cluster does
 //! not have, UNKNOWN_TOPIC_OR_PARTITION.
 
-use kafka_wire::messages::alter_share_group_offsets_response::{
+use kwire::messages::alter_share_group_offsets_response::{
     AlterShareGroupOffsetsResponsePartition, AlterShareGroupOffsetsResponseTopic,
 };
-use kafka_wire::messages::{AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::{AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::{coordinates, Ctx};
 use crate::share_groups::SharePartition;

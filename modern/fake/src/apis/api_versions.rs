@@ -5,9 +5,9 @@
 //! `share.version` 2 (KIP-932's share groups, Kafka 4.4's latest production level) when
 //! ShareGroupHeartbeat is.
 
-use kafka_wire::messages::api_versions_response::{ApiVersion, FinalizedFeatureKey, SupportedFeatureKey};
-use kafka_wire::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse};
-use kafka_wire::StrBytes;
+use kwire::messages::api_versions_response::{ApiVersion, FinalizedFeatureKey, SupportedFeatureKey};
+use kwire::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse};
+use kwire::StrBytes;
 
 use super::{served_versions, SERVED};
 use crate::cluster::Shared;

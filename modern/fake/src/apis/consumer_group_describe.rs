@@ -1,9 +1,9 @@
 //! ConsumerGroupDescribe (KIP-848): each consumer group's state, epochs, assignor and members
 //! with their subscriptions, current and target assignments.
 
-use kafka_wire::messages::consumer_group_describe_response::{Assignment, DescribedGroup, Member, TopicPartitions};
-use kafka_wire::messages::{ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse};
-use kafka_wire::{ErrorCode, StrBytes, TopicName};
+use kwire::messages::consumer_group_describe_response::{Assignment, DescribedGroup, Member, TopicPartitions};
+use kwire::messages::{ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse};
+use kwire::{ErrorCode, StrBytes, TopicName};
 
 use super::{coordinates, Ctx};
 use crate::consumer_groups::Owned;

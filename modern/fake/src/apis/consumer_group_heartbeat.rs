@@ -2,9 +2,9 @@
 //! step with the coordinator, or leaves. v0 hands new members their id; v1 members bring their
 //! own. A group with classic members is not a consumer group.
 
-use kafka_wire::messages::consumer_group_heartbeat_response::{Assignment, TopicPartitions};
-use kafka_wire::messages::{ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::consumer_group_heartbeat_response::{Assignment, TopicPartitions};
+use kwire::messages::{ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::{coordinates, Ctx};
 use crate::consumer_groups::{Beat, Owned, ASSIGNORS, HEARTBEAT_INTERVAL_MS};

@@ -1,10 +1,10 @@
 //! CreatePartitions: grows a topic to `count` partitions, the new ones placed over the live
 //! nodes or on the replicas the client assigns (as many replicas as the topic's partitions have).
 
-use kafka_wire::messages::create_partitions_request::CreatePartitionsTopic;
-use kafka_wire::messages::create_partitions_response::CreatePartitionsTopicResult;
-use kafka_wire::messages::{CreatePartitionsRequest, CreatePartitionsResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::create_partitions_request::CreatePartitionsTopic;
+use kwire::messages::create_partitions_response::CreatePartitionsTopicResult;
+use kwire::messages::{CreatePartitionsRequest, CreatePartitionsResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::Ctx;
 use crate::state::{Partition, Refused, State};

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
-use kafka_wire::messages::{CreateTopicsRequest, CreateTopicsResponse};
-use kafka_wire::{ErrorCode, StrBytes, Uuid};
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
+use kwire::messages::{CreateTopicsRequest, CreateTopicsResponse};
+use kwire::{ErrorCode, StrBytes, Uuid};
 
 use crate::cluster::Shared;
 use crate::state::{Refused, State};

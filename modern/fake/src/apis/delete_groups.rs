@@ -1,9 +1,9 @@
 //! DeleteGroups: a group without members, and its committed offsets (a share group: its
 //! share-partitions' state), go away.
 
-use kafka_wire::messages::delete_groups_response::DeletableGroupResult;
-use kafka_wire::messages::{DeleteGroupsRequest, DeleteGroupsResponse};
-use kafka_wire::ErrorCode;
+use kwire::messages::delete_groups_response::DeletableGroupResult;
+use kwire::messages::{DeleteGroupsRequest, DeleteGroupsResponse};
+use kwire::ErrorCode;
 
 use super::{coordinates, Ctx};
 use crate::consumer_groups::is_consumer_group;

@@ -1,8 +1,8 @@
 //! DeleteRecords: moves a partition's log start offset forward (-1: to its end).
 
-use kafka_wire::messages::delete_records_response::{DeleteRecordsPartitionResult, DeleteRecordsTopicResult};
-use kafka_wire::messages::{DeleteRecordsRequest, DeleteRecordsResponse};
-use kafka_wire::ErrorCode;
+use kwire::messages::delete_records_response::{DeleteRecordsPartitionResult, DeleteRecordsTopicResult};
+use kwire::messages::{DeleteRecordsRequest, DeleteRecordsResponse};
+use kwire::ErrorCode;
 
 use super::Ctx;
 

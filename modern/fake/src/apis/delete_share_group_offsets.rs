@@ -3,9 +3,9 @@
 //! members is refused (NON_EMPTY_GROUP); a topic the cluster does not have,
 //! UNKNOWN_TOPIC_OR_PARTITION.
 
-use kafka_wire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponseTopic;
-use kafka_wire::messages::{DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponseTopic;
+use kwire::messages::{DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::{coordinates, Ctx};
 use crate::share_groups::Shares;

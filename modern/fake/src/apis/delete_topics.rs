@@ -1,8 +1,8 @@
 //! DeleteTopics: by name, or by topic id (v6+).
 
-use kafka_wire::messages::delete_topics_response::DeletableTopicResult;
-use kafka_wire::messages::{DeleteTopicsRequest, DeleteTopicsResponse};
-use kafka_wire::{ErrorCode, StrBytes, TopicName, Uuid};
+use kwire::messages::delete_topics_response::DeletableTopicResult;
+use kwire::messages::{DeleteTopicsRequest, DeleteTopicsResponse};
+use kwire::{ErrorCode, StrBytes, TopicName, Uuid};
 
 use crate::cluster::Shared;
 

@@ -1,8 +1,8 @@
 //! DescribeCluster: the cluster id, controller and live nodes.
 
-use kafka_wire::messages::describe_cluster_response::DescribeClusterBroker;
-use kafka_wire::messages::{DescribeClusterRequest, DescribeClusterResponse};
-use kafka_wire::{BrokerId, ErrorCode, StrBytes};
+use kwire::messages::describe_cluster_response::DescribeClusterBroker;
+use kwire::messages::{DescribeClusterRequest, DescribeClusterResponse};
+use kwire::{BrokerId, ErrorCode, StrBytes};
 
 use super::Ctx;
 

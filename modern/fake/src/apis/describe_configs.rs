@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire::messages::describe_configs_response::{DescribeConfigsResourceResult, DescribeConfigsResult};
-use kafka_wire::messages::{DescribeConfigsRequest, DescribeConfigsResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::describe_configs_response::{DescribeConfigsResourceResult, DescribeConfigsResult};
+use kwire::messages::{DescribeConfigsRequest, DescribeConfigsResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::Ctx;
 use crate::topic_configs::{broker_configs, Kind, CLUSTER_DEFAULTS, TOPIC_CONFIGS};

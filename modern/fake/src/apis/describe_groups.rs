@@ -1,8 +1,8 @@
 //! DescribeGroups: state, protocol and members (with metadata and assignment once stable).
 
-use kafka_wire::messages::describe_groups_response::{DescribedGroup, DescribedGroupMember};
-use kafka_wire::messages::{DescribeGroupsRequest, DescribeGroupsResponse};
-use kafka_wire::{Bytes, ErrorCode, StrBytes};
+use kwire::messages::describe_groups_response::{DescribedGroup, DescribedGroupMember};
+use kwire::messages::{DescribeGroupsRequest, DescribeGroupsResponse};
+use kwire::{Bytes, ErrorCode, StrBytes};
 
 use super::{coordinates, Ctx};
 use crate::groups::Phase;

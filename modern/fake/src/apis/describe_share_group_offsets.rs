@@ -3,12 +3,12 @@
 //! its lag (records to the log's end not yet acknowledged or archived), for the partitions
 //! named or every one the group has read. A partition the group never read has offset -1.
 
-use kafka_wire::messages::describe_share_group_offsets_response::{
+use kwire::messages::describe_share_group_offsets_response::{
     DescribeShareGroupOffsetsResponseGroup, DescribeShareGroupOffsetsResponsePartition,
     DescribeShareGroupOffsetsResponseTopic,
 };
-use kafka_wire::messages::{DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse};
-use kafka_wire::{ErrorCode, StrBytes, TopicName};
+use kwire::messages::{DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse};
+use kwire::{ErrorCode, StrBytes, TopicName};
 
 use super::{coordinates, Ctx};
 

@@ -1,11 +1,11 @@
 //! DescribeTopicPartitions (KIP-966): topics and their partitions, paged by a cursor and the
 //! response's partition limit.
 
-use kafka_wire::messages::describe_topic_partitions_response::{
+use kwire::messages::describe_topic_partitions_response::{
     Cursor, DescribeTopicPartitionsResponsePartition, DescribeTopicPartitionsResponseTopic,
 };
-use kafka_wire::messages::{DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse};
-use kafka_wire::{BrokerId, ErrorCode, StrBytes, TopicName};
+use kwire::messages::{DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse};
+use kwire::{BrokerId, ErrorCode, StrBytes, TopicName};
 
 use super::Ctx;
 

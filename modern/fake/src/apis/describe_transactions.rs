@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire::messages::describe_transactions_response::{TopicData, TransactionState};
-use kafka_wire::messages::{DescribeTransactionsRequest, DescribeTransactionsResponse};
-use kafka_wire::{ErrorCode, ProducerId, StrBytes, TopicName};
+use kwire::messages::describe_transactions_response::{TopicData, TransactionState};
+use kwire::messages::{DescribeTransactionsRequest, DescribeTransactionsResponse};
+use kwire::{ErrorCode, ProducerId, StrBytes, TopicName};
 
 use super::{coordinates, Ctx};
 

@@ -1,8 +1,8 @@
 //! EndTxn: commit or abort the producer's transaction; v5+ is transactions v2 (KIP-890), which
 //! answers with the producer's next epoch.
 
-use kafka_wire::messages::{EndTxnRequest, EndTxnResponse};
-use kafka_wire::ProducerId;
+use kwire::messages::{EndTxnRequest, EndTxnResponse};
+use kwire::ProducerId;
 
 use super::{coordinates, fenced, Ctx};
 use crate::transactions::Producer;
@@ -28,7 +28,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: EndTxnRequest) -> EndTxnResponse {
         Ok((id, epoch)) => EndTxnResponse { producer_id: ProducerId(id), producer_epoch: epoch, ..Default::default() },
         Err(code) => EndTxnResponse {
             error_code: match code {
-                kafka_wire::ErrorCode::PRODUCER_FENCED => fenced(ctx.version, FENCED_FROM),
+                kwire::ErrorCode::PRODUCER_FENCED => fenced(ctx.version, FENCED_FROM),
                 code => code,
             },
             producer_id: ProducerId(-1),

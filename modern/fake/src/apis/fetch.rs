@@ -7,9 +7,9 @@
 use std::time::Duration;
 
 use bytes::BytesMut;
-use kafka_wire::messages::fetch_response::{FetchableTopicResponse, LeaderIdAndEpoch, PartitionData};
-use kafka_wire::messages::{FetchRequest, FetchResponse};
-use kafka_wire::{BrokerId, ErrorCode, Records, TopicName};
+use kwire::messages::fetch_response::{FetchableTopicResponse, LeaderIdAndEpoch, PartitionData};
+use kwire::messages::{FetchRequest, FetchResponse};
+use kwire::{BrokerId, ErrorCode, Records, TopicName};
 
 use crate::cluster::Shared;
 

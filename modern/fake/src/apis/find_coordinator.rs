@@ -1,9 +1,9 @@
 //! FindCoordinator: the node coordinating a group or a transactional id, one key (v0–3) or
 //! several (v4+).
 
-use kafka_wire::messages::find_coordinator_response::Coordinator;
-use kafka_wire::messages::{FindCoordinatorRequest, FindCoordinatorResponse};
-use kafka_wire::{BrokerId, ErrorCode, StrBytes};
+use kwire::messages::find_coordinator_response::Coordinator;
+use kwire::messages::{FindCoordinatorRequest, FindCoordinatorResponse};
+use kwire::{BrokerId, ErrorCode, StrBytes};
 
 use super::Ctx;
 

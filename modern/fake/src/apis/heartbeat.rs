@@ -2,8 +2,8 @@
 
 use std::time::Instant;
 
-use kafka_wire::messages::{HeartbeatRequest, HeartbeatResponse};
-use kafka_wire::ErrorCode;
+use kwire::messages::{HeartbeatRequest, HeartbeatResponse};
+use kwire::ErrorCode;
 
 use super::{coordinates, Ctx};
 use crate::groups::Phase;

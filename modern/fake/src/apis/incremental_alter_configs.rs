@@ -2,9 +2,9 @@
 //! DELETE on a group's share.* configs, each checked (a name Kafka does not know, or a value of
 //! the wrong type or outside Kafka's bounds, is INVALID_CONFIG).
 
-use kafka_wire::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
-use kafka_wire::messages::{IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
+use kwire::messages::{IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::describe_configs::alterable_topic;
 use super::Ctx;
@@ -104,7 +104,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> 
 /// SET and DELETE on a group's share.* configs (the group need not exist yet), all or none.
 fn alter_group(
     ctx: &Ctx<'_>,
-    resource: &kafka_wire::messages::incremental_alter_configs_request::AlterConfigsResource,
+    resource: &kwire::messages::incremental_alter_configs_request::AlterConfigsResource,
     validate_only: bool,
 ) -> Result<(), (ErrorCode, String)> {
     let mut shares = ctx.shared.shares();

@@ -1,8 +1,8 @@
 //! InitProducerId: a fresh producer id at epoch 0 for an idempotent producer; for a
 //! transactional id, the transaction coordinator's answer (see `transactions`).
 
-use kafka_wire::messages::{InitProducerIdRequest, InitProducerIdResponse};
-use kafka_wire::ProducerId;
+use kwire::messages::{InitProducerIdRequest, InitProducerIdResponse};
+use kwire::ProducerId;
 
 use super::{coordinates, fenced, Ctx};
 

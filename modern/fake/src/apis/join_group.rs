@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use kafka_wire::messages::join_group_response::JoinGroupResponseMember;
-use kafka_wire::messages::{JoinGroupRequest, JoinGroupResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::join_group_response::JoinGroupResponseMember;
+use kwire::messages::{JoinGroupRequest, JoinGroupResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::{coordinates, Ctx};
 use crate::groups::{Group, JoinRequest, JoinStep};

@@ -2,9 +2,9 @@
 
 use std::time::Instant;
 
-use kafka_wire::messages::leave_group_response::MemberResponse;
-use kafka_wire::messages::{LeaveGroupRequest, LeaveGroupResponse};
-use kafka_wire::ErrorCode;
+use kwire::messages::leave_group_response::MemberResponse;
+use kwire::messages::{LeaveGroupRequest, LeaveGroupResponse};
+use kwire::ErrorCode;
 
 use super::{coordinates, Ctx};
 

@@ -1,9 +1,9 @@
 //! ListGroups: the groups this node coordinates (classic, consumer and share groups), filtered
 //! by state (v4+) and type (v5+).
 
-use kafka_wire::messages::list_groups_response::ListedGroup;
-use kafka_wire::messages::{ListGroupsRequest, ListGroupsResponse};
-use kafka_wire::{GroupId, StrBytes};
+use kwire::messages::list_groups_response::ListedGroup;
+use kwire::messages::{ListGroupsRequest, ListGroupsResponse};
+use kwire::{GroupId, StrBytes};
 
 use super::Ctx;
 use crate::consumer_groups::is_consumer_group;

@@ -1,9 +1,9 @@
 //! ListOffsets: earliest (-2), latest (-1), the largest timestamp (-3, v7+), or the first
 //! record whose timestamp reaches a time, each with the leader epoch it was written in.
 
-use kafka_wire::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
-use kafka_wire::messages::{ListOffsetsRequest, ListOffsetsResponse};
-use kafka_wire::ErrorCode;
+use kwire::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListOffsetsTopicResponse};
+use kwire::messages::{ListOffsetsRequest, ListOffsetsResponse};
+use kwire::ErrorCode;
 
 use crate::cluster::Shared;
 use crate::log::Found;

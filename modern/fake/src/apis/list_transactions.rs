@@ -4,9 +4,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use kafka_wire::messages::list_transactions_response::TransactionState;
-use kafka_wire::messages::{ListTransactionsRequest, ListTransactionsResponse};
-use kafka_wire::{ErrorCode, ProducerId, StrBytes, TransactionalId};
+use kwire::messages::list_transactions_response::TransactionState;
+use kwire::messages::{ListTransactionsRequest, ListTransactionsResponse};
+use kwire::{ErrorCode, ProducerId, StrBytes, TransactionalId};
 
 use super::Ctx;
 use crate::transactions::TxnState;

@@ -2,11 +2,9 @@
 //! id, leaders and replicas; unknown topics are created when the request and the cluster
 //! allow it (Kafka's `auto.create.topics.enable`).
 
-use kafka_wire::messages::metadata_response::{
-    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
-};
-use kafka_wire::messages::{MetadataRequest, MetadataResponse};
-use kafka_wire::{BrokerId, ErrorCode, StrBytes, TopicName, Uuid};
+use kwire::messages::metadata_response::{MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic};
+use kwire::messages::{MetadataRequest, MetadataResponse};
+use kwire::{BrokerId, ErrorCode, StrBytes, TopicName, Uuid};
 
 use crate::cluster::Shared;
 use crate::state::{valid_topic_name, State};

@@ -44,8 +44,8 @@ mod share_group_heartbeat;
 mod sync_group;
 mod txn_offset_commit;
 
-use kafka_wire::messages::{ApiKey, RequestKind, ResponseKind};
-use kafka_wire::VersionRange;
+use kwire::messages::{ApiKey, RequestKind, ResponseKind};
+use kwire::VersionRange;
 
 use crate::cluster::Shared;
 
@@ -62,7 +62,7 @@ pub(crate) struct Ctx<'a> {
     pub client_host: &'a str,
 }
 
-/// The APIs the cluster answers; each at every version kafka-wire's messages know.
+/// The APIs the cluster answers; each at every version kwire's messages know.
 pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::Produce,
     ApiKey::Fetch,
@@ -111,7 +111,7 @@ pub(crate) const SERVED: &[ApiKey] = &[
     ApiKey::SaslAuthenticate,
 ];
 
-/// The versions of `api` the cluster serves: those kafka-wire's messages read, within the
+/// The versions of `api` the cluster serves: those kwire's messages read, within the
 /// release the cluster behaves as; `None` for an API it does not serve.
 pub(crate) fn served_versions(shared: &Shared, api: ApiKey) -> Option<VersionRange> {
     if !SERVED.contains(&api) {
@@ -189,31 +189,31 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<Respon
 
 /// What a fenced producer gets at this version: PRODUCER_FENCED from `since`, before that
 /// INVALID_PRODUCER_EPOCH (Kafka's answer to clients older than the code).
-pub(crate) fn fenced(version: i16, since: i16) -> kafka_wire::ErrorCode {
+pub(crate) fn fenced(version: i16, since: i16) -> kwire::ErrorCode {
     if version >= since {
-        kafka_wire::ErrorCode::PRODUCER_FENCED
+        kwire::ErrorCode::PRODUCER_FENCED
     } else {
-        kafka_wire::ErrorCode::INVALID_PRODUCER_EPOCH
+        kwire::ErrorCode::INVALID_PRODUCER_EPOCH
     }
 }
 
 /// Whether this node coordinates `group` (or a transactional id): NOT_COORDINATOR otherwise, as
 /// Kafka answers a client whose coordinator moved.
-pub(crate) fn coordinates(state: &crate::state::State, node: i32, group: &str) -> Result<(), kafka_wire::ErrorCode> {
+pub(crate) fn coordinates(state: &crate::state::State, node: i32, group: &str) -> Result<(), kwire::ErrorCode> {
     match state.coordinator_of(group) {
         Some(n) if n == node => Ok(()),
-        Some(_) => Err(kafka_wire::ErrorCode::NOT_COORDINATOR),
-        None => Err(kafka_wire::ErrorCode::COORDINATOR_NOT_AVAILABLE),
+        Some(_) => Err(kwire::ErrorCode::NOT_COORDINATOR),
+        None => Err(kwire::ErrorCode::COORDINATOR_NOT_AVAILABLE),
     }
 }
 
 /// KIP-320's check of the leader epoch a client believes current (-1: no check): an older one
 /// is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
-pub(crate) fn check_leader_epoch(claimed: i32, current: i32) -> Result<(), kafka_wire::ErrorCode> {
+pub(crate) fn check_leader_epoch(claimed: i32, current: i32) -> Result<(), kwire::ErrorCode> {
     match claimed {
         -1 => Ok(()),
-        c if c < current => Err(kafka_wire::ErrorCode::FENCED_LEADER_EPOCH),
-        c if c > current => Err(kafka_wire::ErrorCode::UNKNOWN_LEADER_EPOCH),
+        c if c < current => Err(kwire::ErrorCode::FENCED_LEADER_EPOCH),
+        c if c > current => Err(kwire::ErrorCode::UNKNOWN_LEADER_EPOCH),
         _ => Ok(()),
     }
 }

@@ -5,10 +5,10 @@
 use std::collections::btree_map::Entry;
 use std::time::Instant;
 
-use kafka_wire::messages::offset_commit_request::OffsetCommitRequestTopic;
-use kafka_wire::messages::offset_commit_response::{OffsetCommitResponsePartition, OffsetCommitResponseTopic};
-use kafka_wire::messages::{OffsetCommitRequest, OffsetCommitResponse};
-use kafka_wire::{ErrorCode, Uuid};
+use kwire::messages::offset_commit_request::OffsetCommitRequestTopic;
+use kwire::messages::offset_commit_response::{OffsetCommitResponsePartition, OffsetCommitResponseTopic};
+use kwire::messages::{OffsetCommitRequest, OffsetCommitResponse};
+use kwire::{ErrorCode, Uuid};
 
 use super::{coordinates, Ctx};
 use crate::consumer_groups::is_consumer_group;

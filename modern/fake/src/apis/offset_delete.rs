@@ -1,9 +1,9 @@
 //! OffsetDelete: removes a group's committed offsets for partitions of topics no member
 //! subscribes to.
 
-use kafka_wire::messages::offset_delete_response::{OffsetDeleteResponsePartition, OffsetDeleteResponseTopic};
-use kafka_wire::messages::{OffsetDeleteRequest, OffsetDeleteResponse};
-use kafka_wire::ErrorCode;
+use kwire::messages::offset_delete_response::{OffsetDeleteResponsePartition, OffsetDeleteResponseTopic};
+use kwire::messages::{OffsetDeleteRequest, OffsetDeleteResponse};
+use kwire::ErrorCode;
 
 use super::{coordinates, Ctx};
 

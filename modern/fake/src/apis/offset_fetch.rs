@@ -2,12 +2,12 @@
 //! group (v0–7) or several (v8+), topics by id from v10. From v9 a KIP-848 group's member
 //! says who asks, and only its members at their epoch (or admins, without either) may.
 
-use kafka_wire::messages::offset_fetch_response::{
+use kwire::messages::offset_fetch_response::{
     OffsetFetchResponseGroup, OffsetFetchResponsePartition, OffsetFetchResponsePartitions, OffsetFetchResponseTopic,
     OffsetFetchResponseTopics,
 };
-use kafka_wire::messages::{OffsetFetchRequest, OffsetFetchResponse};
-use kafka_wire::{ErrorCode, StrBytes, TopicName, Uuid};
+use kwire::messages::{OffsetFetchRequest, OffsetFetchResponse};
+use kwire::{ErrorCode, StrBytes, TopicName, Uuid};
 
 use super::{coordinates, Ctx};
 use crate::consumer_groups::is_consumer_group;

@@ -1,8 +1,8 @@
 //! OffsetForLeaderEpoch: where a leader epoch ended, for consumers checking for truncation
 //! after a leader change (KIP-320).
 
-use kafka_wire::messages::offset_for_leader_epoch_response::{EpochEndOffset, OffsetForLeaderTopicResult};
-use kafka_wire::messages::{OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse};
+use kwire::messages::offset_for_leader_epoch_response::{EpochEndOffset, OffsetForLeaderTopicResult};
+use kwire::messages::{OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse};
 
 use super::{check_leader_epoch, Ctx};
 

@@ -3,10 +3,10 @@
 //! producers' sequences checked, transactional ones checked against their transaction, then
 //! appended at the next offsets. acks=0 gets no response.
 
-use kafka_wire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
-use kafka_wire::messages::{ProduceRequest, ProduceResponse};
-use kafka_wire::{ErrorCode, Records, TopicName};
-use kafka_wire_records::{Batch, RecordsExt};
+use kwire::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kwire::messages::{ProduceRequest, ProduceResponse};
+use kwire::{ErrorCode, Records, TopicName};
+use kwire_records::{Batch, RecordsExt};
 
 use crate::cluster::Shared;
 use crate::producers::Verdict;

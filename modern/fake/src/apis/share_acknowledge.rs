@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire::messages::share_acknowledge_response::{PartitionData, ShareAcknowledgeTopicResponse};
-use kafka_wire::messages::{ShareAcknowledgeRequest, ShareAcknowledgeResponse};
-use kafka_wire::{ErrorCode, Uuid};
+use kwire::messages::share_acknowledge_response::{PartitionData, ShareAcknowledgeTopicResponse};
+use kwire::messages::{ShareAcknowledgeRequest, ShareAcknowledgeResponse};
+use kwire::{ErrorCode, Uuid};
 
 use super::share_fetch::{acknowledge, close_session, Acks};
 use super::Ctx;

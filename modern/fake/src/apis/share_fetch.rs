@@ -11,11 +11,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use kafka_wire::messages::share_fetch_response::{
+use kwire::messages::share_fetch_response::{
     AcquiredRecords, LeaderIdAndEpoch, PartitionData, ShareFetchableTopicResponse,
 };
-use kafka_wire::messages::{ShareFetchRequest, ShareFetchResponse};
-use kafka_wire::{ErrorCode, Records, StrBytes, Uuid};
+use kwire::messages::{ShareFetchRequest, ShareFetchResponse};
+use kwire::{ErrorCode, Records, StrBytes, Uuid};
 
 use super::Ctx;
 use crate::share_groups::config::Reset;

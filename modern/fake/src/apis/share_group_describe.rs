@@ -1,9 +1,9 @@
 //! ShareGroupDescribe (KIP-932): each share group's state, epochs, assignor and members with
 //! their subscriptions and assignments.
 
-use kafka_wire::messages::share_group_describe_response::{Assignment, DescribedGroup, Member, TopicPartitions};
-use kafka_wire::messages::{ShareGroupDescribeRequest, ShareGroupDescribeResponse};
-use kafka_wire::{ErrorCode, StrBytes, TopicName};
+use kwire::messages::share_group_describe_response::{Assignment, DescribedGroup, Member, TopicPartitions};
+use kwire::messages::{ShareGroupDescribeRequest, ShareGroupDescribeResponse};
+use kwire::{ErrorCode, StrBytes, TopicName};
 
 use super::{coordinates, Ctx};
 use crate::consumer_groups::Owned;

@@ -2,9 +2,9 @@
 //! and gets its assignment, or leaves (its share sessions close and what it holds is released).
 //! The member brings its own id; a group id taken by a consumer or classic group is refused.
 
-use kafka_wire::messages::share_group_heartbeat_response::{Assignment, TopicPartitions};
-use kafka_wire::messages::{ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse};
-use kafka_wire::{ErrorCode, StrBytes};
+use kwire::messages::share_group_heartbeat_response::{Assignment, TopicPartitions};
+use kwire::messages::{ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse};
+use kwire::{ErrorCode, StrBytes};
 
 use super::{coordinates, Ctx};
 use crate::consumer_groups::is_consumer_group;

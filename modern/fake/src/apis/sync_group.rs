@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use kafka_wire::messages::{SyncGroupRequest, SyncGroupResponse};
-use kafka_wire::{Bytes, ErrorCode, StrBytes};
+use kwire::messages::{SyncGroupRequest, SyncGroupResponse};
+use kwire::{Bytes, ErrorCode, StrBytes};
 
 use super::{coordinates, Ctx};
 use crate::groups::Phase;

@@ -4,11 +4,9 @@
 
 use std::time::Instant;
 
-use kafka_wire::messages::txn_offset_commit_response::{
-    TxnOffsetCommitResponsePartition, TxnOffsetCommitResponseTopic,
-};
-use kafka_wire::messages::{TxnOffsetCommitRequest, TxnOffsetCommitResponse};
-use kafka_wire::{ErrorCode, Uuid};
+use kwire::messages::txn_offset_commit_response::{TxnOffsetCommitResponsePartition, TxnOffsetCommitResponseTopic};
+use kwire::messages::{TxnOffsetCommitRequest, TxnOffsetCommitResponse};
+use kwire::{ErrorCode, Uuid};
 
 use super::offset_commit::{committable, known_partition};
 use super::{coordinates, fenced, Ctx};

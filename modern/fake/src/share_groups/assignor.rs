@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kafka_wire::Uuid;
+use kwire::Uuid;
 
 use crate::consumer_groups::{Owned, Topics};
 

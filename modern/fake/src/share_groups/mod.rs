@@ -12,7 +12,7 @@ mod partition;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use kafka_wire::{ErrorCode, Uuid};
+use kwire::{ErrorCode, Uuid};
 
 use crate::consumer_groups::{Owned, Refusal, Topics};
 pub(crate) use config::{GroupConfigs, GROUP_CONFIGS};

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use kafka_wire::ErrorCode;
+use kwire::ErrorCode;
 
 use crate::log::Entry;
 

@@ -11,8 +11,8 @@ pub(crate) mod partition;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kafka_wire::ErrorCode;
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression, ControlRecordType, EndTransactionMarker};
+use kwire::ErrorCode;
+use kwire_records::{BatchBuilder, BatchOptions, Compression, ControlRecordType, EndTransactionMarker};
 
 use crate::state::State;
 

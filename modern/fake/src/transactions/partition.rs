@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire::messages::fetch_response::AbortedTransaction;
-use kafka_wire::ProducerId;
+use kwire::messages::fetch_response::AbortedTransaction;
+use kwire::ProducerId;
 
 /// An aborted transaction's records: from `first` to its abort marker at `last`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

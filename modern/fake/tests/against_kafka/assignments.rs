@@ -5,11 +5,11 @@
 //! counts, too few assignments), each answer's error code and message, and the partitions the
 //! accepted ones made, must be the same on both.
 
-use kafka_wire::messages::create_partitions_request::{CreatePartitionsAssignment, CreatePartitionsTopic};
-use kafka_wire::messages::create_topics_request::{CreatableReplicaAssignment, CreatableTopic};
-use kafka_wire::messages::{CreatePartitionsRequest, CreateTopicsRequest, MetadataRequest};
-use kafka_wire::{BrokerId, StrBytes, TopicName};
-use kafka_wire_connection::{Client, ClientConfig};
+use kwire::messages::create_partitions_request::{CreatePartitionsAssignment, CreatePartitionsTopic};
+use kwire::messages::create_topics_request::{CreatableReplicaAssignment, CreatableTopic};
+use kwire::messages::{CreatePartitionsRequest, CreateTopicsRequest, MetadataRequest};
+use kwire::{BrokerId, StrBytes, TopicName};
+use kwire_connection::{Client, ClientConfig};
 
 use super::support;
 

@@ -1,5 +1,5 @@
 //! Kafka's own Java clients (`ClientRound` of `conformance/kafka-java`, built by
-//! `scripts/kafka-release`) against the `kafka-wire-fake` binary and against Apache Kafka 4.4:
+//! `scripts/kafka-release`) against the `kwire-fake-cluster` binary and against Apache Kafka 4.4:
 //! the admin client, an idempotent producer in every codec, a classic consumer group that
 //! grows and shrinks, and transactions. Each mode prints one JSON summary; what does not depend on timing must be
 //! the same on both.
@@ -55,7 +55,7 @@ fn both(mode: &str, n: usize) -> Option<(Run, Option<Run>)> {
     let _alone = support::one_at_a_time();
     let fake = support::fake(&["--nodes", &FAKE_NODES.to_string()]);
     let fake = run(mode, &fake.bootstrap, &format!("java-{mode}-fake"), n)?;
-    println!("{mode}, kafka-wire-fake ({FAKE_NODES} nodes): {}", show(&fake));
+    println!("{mode}, kwire-fake ({FAKE_NODES} nodes): {}", show(&fake));
     let kafka = support::kafka().map(|kafka| {
         let kafka = run(mode, &kafka.bootstrap(), &format!("java-{mode}-kafka"), n).expect("the classes were there");
         println!("{mode}, Apache Kafka 4.4 ({KAFKA_NODES} node): {}", show(&kafka));
@@ -83,13 +83,13 @@ fn compare(
     if let Some(kafka) = &kafka {
         check(kafka, KAFKA_NODES);
     }
-    let fake = fake.unwrap_or_else(|why| panic!("{mode} against kafka-wire-fake: {why}"));
+    let fake = fake.unwrap_or_else(|why| panic!("{mode} against kwire-fake: {why}"));
     check(&fake, FAKE_NODES);
     match kafka {
         Some(kafka) => assert_eq!(
             deterministic(&fake),
             deterministic(&kafka),
-            "{mode}: kafka-wire-fake (left) and Apache Kafka 4.4 (right) differ"
+            "{mode}: kwire-fake (left) and Apache Kafka 4.4 (right) differ"
         ),
         None => eprintln!("{mode}: no Apache Kafka to compare with (its jars are not there)"),
     }

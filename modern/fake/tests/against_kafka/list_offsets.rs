@@ -6,13 +6,13 @@
 
 use std::time::Duration;
 
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::delete_records_request::{DeleteRecordsPartition, DeleteRecordsTopic};
-use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
-use kafka_wire::messages::{CreateTopicsRequest, DeleteRecordsRequest, ListOffsetsRequest};
-use kafka_wire::{Records, StrBytes, TopicName};
-use kafka_wire_connection::{ClientConfig, Cluster};
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::delete_records_request::{DeleteRecordsPartition, DeleteRecordsTopic};
+use kwire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+use kwire::messages::{CreateTopicsRequest, DeleteRecordsRequest, ListOffsetsRequest};
+use kwire::{Records, StrBytes, TopicName};
+use kwire_connection::{ClientConfig, Cluster};
+use kwire_records::{BatchBuilder, BatchOptions, Compression};
 
 use super::support;
 
@@ -50,7 +50,7 @@ async fn answers(bootstrap: &str) -> Vec<(i64, String, i64, i64, i32)> {
         ..Default::default()
     };
     let created = cluster.any().await.unwrap().send(create).await.unwrap();
-    assert_eq!(created.topics[0].error_code, kafka_wire::ErrorCode::NONE, "{created:?}");
+    assert_eq!(created.topics[0].error_code, kwire::ErrorCode::NONE, "{created:?}");
     for (compression, timestamps) in BATCHES {
         cluster.produce(TOPIC, 0, batch(compression, timestamps), -1, Duration::from_secs(10)).await.unwrap();
     }
@@ -72,7 +72,7 @@ async fn answers(bootstrap: &str) -> Vec<(i64, String, i64, i64, i32)> {
         }
         for time in QUERIES {
             let request = ListOffsetsRequest {
-                replica_id: kafka_wire::BrokerId(-1),
+                replica_id: kwire::BrokerId(-1),
                 topics: vec![ListOffsetsTopic {
                     name: TopicName(StrBytes::from_static_str(TOPIC)),
                     partitions: vec![ListOffsetsPartition {

@@ -1,5 +1,5 @@
 //! The scenario runner. A scenario is a script of requests, sent through our own client
-//! (`kafka-wire-connection`) at versions it names, to the node Kafka's rules route each one to
+//! (`kwire-connection`) at versions it names, to the node Kafka's rules route each one to
 //! (any node, a partition's leader, a group's or a transactional id's coordinator). The same
 //! script runs against the in-process cluster (3 nodes) and Apache Kafka 4.4 in one test, and
 //! every response is an observation: its Kafka-style JSON, made comparable by `observe`
@@ -24,12 +24,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::{ApiRequest, CreateTopicsRequest};
-use kafka_wire::{Json, StrBytes, TopicName};
-use kafka_wire_connection::cluster::CoordinatorType;
-use kafka_wire_connection::{Client, ClientConfig, Cluster};
-use kafka_wire_fake::{FakeCluster, FakeConfig};
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::{ApiRequest, CreateTopicsRequest};
+use kwire::{Json, StrBytes, TopicName};
+use kwire_connection::cluster::CoordinatorType;
+use kwire_connection::{Client, ClientConfig, Cluster};
+use kwire_fake::{FakeCluster, FakeConfig};
 use serde_json::Value;
 
 use super::support;

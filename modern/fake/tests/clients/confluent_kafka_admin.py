@@ -1,4 +1,4 @@
-"""confluent-kafka's (librdkafka's) AdminClient against kafka-wire-fake: every admin call whose
+"""confluent-kafka's (librdkafka's) AdminClient against kwire-fake: every admin call whose
 API the fake serves, refusals included, observed without ids, hosts, ports or node ids (the fake
 has 3 nodes, the Kafka it is compared with 1).
 Usage: python confluent_kafka_admin.py <bootstrap>; prints a JSON summary on stdout."""

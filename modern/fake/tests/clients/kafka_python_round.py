@@ -1,4 +1,4 @@
-"""kafka-python against kafka-wire-fake: admin create_topics, an idempotent producer in every
+"""kafka-python against kwire-fake: admin create_topics, an idempotent producer in every
 codec kafka-python has (acks=all), then a consumer assigned to every partition reading from
 the beginning (ListOffsets, Fetch), and the end offsets.
 Usage: python kafka_python_round.py <bootstrap>; prints a JSON summary on stdout."""

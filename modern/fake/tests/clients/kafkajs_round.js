@@ -1,4 +1,4 @@
-// kafkajs against kafka-wire-fake and Apache Kafka: admin (create, describe and alter configs,
+// kafkajs against kwire-fake and Apache Kafka: admin (create, describe and alter configs,
 // add partitions), an idempotent producer (none, gzip) with headers, a consumer group whose
 // members join and leave (assignments observed), committed offsets and end offsets.
 // Usage: node kafkajs_round.js <bootstrap>; prints a JSON summary on stdout.

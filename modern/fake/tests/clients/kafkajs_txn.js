@@ -1,4 +1,4 @@
-// kafkajs transactions against kafka-wire-fake and Apache Kafka: a transactional producer
+// kafkajs transactions against kwire-fake and Apache Kafka: a transactional producer
 // (idempotent, one request in flight) commits, aborts and commits; read_committed and
 // read_uncommitted consumers; consume-transform-produce, each record copied to TOPIC-out with
 // its group's offset in the same transaction (sendOffsets); an aborted sendOffsets; the last

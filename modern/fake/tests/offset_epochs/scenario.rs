@@ -9,20 +9,20 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use kafka_wire::messages::consumer_group_heartbeat_request::TopicPartitions;
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::join_group_request::JoinGroupRequestProtocol;
-use kafka_wire::messages::leave_group_request::MemberIdentity;
-use kafka_wire::messages::offset_commit_request::{OffsetCommitRequestPartition, OffsetCommitRequestTopic};
-use kafka_wire::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
-use kafka_wire::messages::sync_group_request::SyncGroupRequestAssignment;
-use kafka_wire::messages::{
+use kwire::messages::consumer_group_heartbeat_request::TopicPartitions;
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::join_group_request::JoinGroupRequestProtocol;
+use kwire::messages::leave_group_request::MemberIdentity;
+use kwire::messages::offset_commit_request::{OffsetCommitRequestPartition, OffsetCommitRequestTopic};
+use kwire::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
+use kwire::messages::sync_group_request::SyncGroupRequestAssignment;
+use kwire::messages::{
     ConsumerGroupDescribeRequest, ConsumerGroupHeartbeatRequest, CreateTopicsRequest, JoinGroupRequest,
     LeaveGroupRequest, OffsetCommitRequest, OffsetFetchRequest, SyncGroupRequest,
 };
-use kafka_wire::{ErrorCode, StrBytes, TopicName, Uuid};
-use kafka_wire_connection::cluster::CoordinatorType;
-use kafka_wire_connection::{Client, ClientConfig, Cluster};
+use kwire::{ErrorCode, StrBytes, TopicName, Uuid};
+use kwire_connection::cluster::CoordinatorType;
+use kwire_connection::{Client, ClientConfig, Cluster};
 
 const PARTITIONS: i32 = 4;
 /// Our client's OffsetCommit and OffsetFetch versions: v9 names topics, v10 gives their ids.

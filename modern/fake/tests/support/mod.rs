@@ -1,4 +1,4 @@
-//! What the client suites share: the `kafka-wire-fake` binary, one Apache Kafka 4.4 per test
+//! What the client suites share: the `kwire-fake-cluster` binary, one Apache Kafka 4.4 per test
 //! binary to compare against, the clients that need a build or a JVM (Kafka's Java clients,
 //! franz-go), and waiting for a new topic's leaders.
 
@@ -10,11 +10,11 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use kafka_wire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
-use kafka_wire::messages::ListOffsetsRequest;
-use kafka_wire::{ErrorCode, StrBytes, TopicName};
-use kafka_wire_connection::Cluster;
-use kafka_wire_test_support::Kafka;
+use kwire::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+use kwire::messages::ListOffsetsRequest;
+use kwire::{ErrorCode, StrBytes, TopicName};
+use kwire_connection::Cluster;
+use kwire_test_support::Kafka;
 
 /// The binary, killed when dropped.
 pub struct Fake {
@@ -36,13 +36,13 @@ impl Fake {
     }
 }
 
-/// Starts `kafka-wire-fake` with `args` and reads its first line: `bootstrap.servers=…`.
+/// Starts `kwire-fake-cluster` with `args` and reads its first line: `bootstrap.servers=…`.
 pub fn fake(args: &[&str]) -> Fake {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-wire-fake"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire-fake-cluster"))
         .args(args)
         .stdout(Stdio::piped())
         .spawn()
-        .expect("kafka-wire-fake starts");
+        .expect("kwire-fake-cluster starts");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let bootstrap = line.trim().strip_prefix("bootstrap.servers=").unwrap_or_else(|| panic!("first line: {line:?}"));
@@ -73,7 +73,7 @@ pub fn tail(text: &str, bytes: usize) -> &str {
 /// ListOffsets of `topic`'s `partition`'s latest offset at `isolation` (1: read_committed).
 pub fn latest_offset(topic: &str, partition: i32, isolation: i8) -> ListOffsetsRequest {
     ListOffsetsRequest {
-        replica_id: kafka_wire::BrokerId(-1),
+        replica_id: kwire::BrokerId(-1),
         isolation_level: isolation,
         topics: vec![ListOffsetsTopic {
             name: TopicName(StrBytes::from(topic.to_owned())),
@@ -124,7 +124,7 @@ pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 /// Runs `ClientRound` (Kafka's Java clients, `conformance/kafka-java`) with `args`; `None` when
 /// its classes were not built (outside CI: skipped; under CI that fails).
 pub fn java_client(args: &[&str]) -> Option<Output> {
-    match kafka_wire_test_support::kafka::java_client(args) {
+    match kwire_test_support::kafka::java_client(args) {
         Ok(out) => Some(out),
         Err(e) => {
             assert!(std::env::var_os("CI").is_none(), "Kafka's Java clients: {e}");

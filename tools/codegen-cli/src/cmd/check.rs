@@ -1,4 +1,4 @@
-//! `kafka-wire-codegen check`: is the output folder what `generate` would write?
+//! `kwire-codegen check`: is the output folder what `generate` would write?
 
 use std::process::ExitCode;
 

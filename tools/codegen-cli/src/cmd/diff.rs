@@ -1,11 +1,11 @@
-//! `kafka-wire-codegen diff`: what changed between two schema folders, and whether any version
+//! `kwire-codegen diff`: what changed between two schema folders, and whether any version
 //! valid in both now encodes differently.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use kafka_wire_inspect::diff::Diff;
+use kwire_inspect::diff::Diff;
 
 use crate::output::{fail, print, println};
 
@@ -41,7 +41,7 @@ impl DiffArgs {
         let mut diff = Diff::new(&self.old, &self.new);
         diff.verbose(self.verbose);
         if self.old_label.is_some() || self.new_label.is_some() {
-            let label = kafka_wire_inspect::diff::label;
+            let label = kwire_inspect::diff::label;
             diff.labels(
                 self.old_label.clone().unwrap_or_else(|| label(&self.old)),
                 self.new_label.clone().unwrap_or_else(|| label(&self.new)),

@@ -1,11 +1,11 @@
-//! `kafka-wire-codegen explain`: what bytes are, in seed 001's form.
+//! `kwire-codegen explain`: what bytes are, in seed 001's form.
 
 use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use kafka_wire_inspect::explain::{self, html, recording, Explained, Input, Schemas, Side, Style};
+use kwire_inspect::explain::{self, html, recording, Explained, Input, Schemas, Side, Style};
 
 use crate::output::{fail, print, println};
 
@@ -44,7 +44,7 @@ pub struct ExplainArgs {
     /// The bytes as hex (spaces and newlines allowed).
     #[arg(long, value_name = "HEX")]
     hex: Option<String>,
-    /// A file of raw bytes, or a recording written by `kafka-wire tap --record`. Without --hex,
+    /// A file of raw bytes, or a recording written by `kwire tap --record`. Without --hex,
     /// --file or --sample the bytes are read from stdin.
     #[arg(long, value_name = "F")]
     file: Option<PathBuf>,

@@ -1,4 +1,4 @@
-//! `kafka-wire-codegen generate`: write the generated files.
+//! `kwire-codegen generate`: write the generated files.
 
 use std::process::ExitCode;
 

@@ -1,12 +1,12 @@
-//! `kafka-wire-codegen site`: the protocol reference site of a schema folder.
+//! `kwire-codegen site`: the protocol reference site of a schema folder.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use kafka_wire_inspect::explain::Schemas;
-use kafka_wire_inspect::site;
+use kwire_inspect::explain::Schemas;
+use kwire_inspect::site;
 
 use crate::output::{fail, println};
 

@@ -1,10 +1,10 @@
 //! A Produce request's `acks`, read from its first bytes before the frame goes on: the tap must
 //! know before forwarding whether a response will come (acks=0: none), and full decoding
 //! happens only after the bytes are on their way. The body's rule is the connection's
-//! ([`kafka_wire_connection::produce_acks`]), written once.
+//! ([`kwire_connection::produce_acks`]), written once.
 
-use kafka_wire::messages::{ApiKey, RequestHeader};
-use kafka_wire::{Bytes, Decode};
+use kwire::messages::{ApiKey, RequestHeader};
+use kwire::{Bytes, Decode};
 
 /// `acks` of a Produce request frame (size prefix included); `None` for other APIs and for
 /// frames too short or malformed to say.
@@ -15,14 +15,14 @@ pub fn produce_acks(frame: &Bytes) -> Option<i16> {
     }
     let mut buf = frame.get(4..).map(|_| frame.slice(4..))?;
     RequestHeader::decode(&mut buf, ApiKey::Produce.request_header_version(version)).ok()?;
-    kafka_wire_connection::produce_acks(&buf, version)
+    kwire_connection::produce_acks(&buf, version)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kafka_wire::messages::{ApiVersionsRequest, ProduceRequest, RequestFrame};
-    use kafka_wire::BytesMut;
+    use kwire::messages::{ApiVersionsRequest, ProduceRequest, RequestFrame};
+    use kwire::BytesMut;
 
     /// Produce's first version with `TransactionalId` ahead of `Acks` (the schema: "versions 3+").
     const TRANSACTIONAL_ID_SINCE: i16 = 3;
@@ -49,7 +49,7 @@ mod tests {
                     let frame = produce(v, acks, id, client);
                     assert_eq!(produce_acks(&frame), Some(acks), "v{v} {id:?} {client:?}");
                     let decoded = RequestFrame::decode_with_trailing(frame.slice(4..)).unwrap().0;
-                    assert!(matches!(decoded.body, kafka_wire::messages::RequestKind::Produce(p) if p.acks == acks));
+                    assert!(matches!(decoded.body, kwire::messages::RequestKind::Produce(p) if p.acks == acks));
                 }
             }
         }

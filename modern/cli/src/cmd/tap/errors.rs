@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use kafka_wire::messages::ResponseKind;
-use kafka_wire::ErrorCode;
+use kwire::messages::ResponseKind;
+use kwire::ErrorCode;
 
 /// Non-zero error codes anywhere in `body` at `version`, with how often each occurs.
 pub fn error_codes(body: &ResponseKind, version: i16) -> BTreeMap<ErrorCode, usize> {
@@ -21,14 +21,14 @@ pub fn error_codes(body: &ResponseKind, version: i16) -> BTreeMap<ErrorCode, usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-    use kafka_wire::messages::metadata_response::MetadataResponseTopic;
-    use kafka_wire::messages::{ApiKey, FetchResponse, MetadataResponse};
-    use kafka_wire::{Bytes, Records};
-    use kafka_wire_codegen::ir::MessageKind;
-    use kafka_wire_inspect::explain::Schemas;
-    use kafka_wire_inspect::sample::{self, Mode, Rng};
-    use kafka_wire_test_support::alloc::{largest_during, Counting};
+    use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+    use kwire::messages::metadata_response::MetadataResponseTopic;
+    use kwire::messages::{ApiKey, FetchResponse, MetadataResponse};
+    use kwire::{Bytes, Records};
+    use kwire_codegen::ir::MessageKind;
+    use kwire_inspect::explain::Schemas;
+    use kwire_inspect::sample::{self, Mode, Rng};
+    use kwire_test_support::alloc::{largest_during, Counting};
     use serde_json::Value;
 
     #[global_allocator]
@@ -62,7 +62,7 @@ mod tests {
     #[test]
     fn every_response_at_every_version_gives_the_codes_its_json_has() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap();
-        let schemas = Schemas::load(&[kafka_wire_codegen::locate_kafka_schemas(root).unwrap()]).unwrap();
+        let schemas = Schemas::load(&[kwire_codegen::locate_kafka_schemas(root).unwrap()]).unwrap();
         let mut rng = Rng::new(0x7a9_e770);
         let (mut checked, mut with_codes) = (0, 0);
         for msg in schemas.messages().iter().filter(|m| m.kind == MessageKind::Response) {

@@ -1,4 +1,4 @@
-//! `kafka-wire tap`: a proxy for modern Kafka traffic that forwards bytes both ways unchanged and
+//! `kwire tap`: a proxy for modern Kafka traffic that forwards bytes both ways unchanged and
 //! decodes every request and response with the generated code, matching responses to requests
 //! by correlation id per connection.
 
@@ -16,10 +16,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use clap::Args;
-use kafka_wire::messages::{ApiKey, RequestFrame, ResponseFrame};
-use kafka_wire::Bytes;
-use kafka_wire_connection::frame::{Framer, Piece};
-use kafka_wire_inspect::explain::Schemas;
+use kwire::messages::{ApiKey, RequestFrame, ResponseFrame};
+use kwire::Bytes;
+use kwire_connection::frame::{Framer, Piece};
+use kwire_inspect::explain::Schemas;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -55,7 +55,7 @@ pub struct TapArgs {
     /// Kafka's message schema folder, for --explain (default: $KAFKA_SCHEMAS_DIR).
     #[arg(long, value_name = "DIR")]
     pub schemas: Option<PathBuf>,
-    /// Save every frame, as received, to FILE (replay: kafka-wire-codegen explain --file FILE).
+    /// Save every frame, as received, to FILE (replay: kwire-codegen explain --file FILE).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Frames larger than this are forwarded without being decoded.
@@ -129,13 +129,13 @@ pub async fn run(args: TapArgs) -> CmdResult {
         clamp_versions: args.clamp_versions,
         max_frame: args.max_frame,
     });
-    eprintln!("kafka-wire tap: listening on {local}, forwarding to {}, advertising {advertise}", args.upstream);
+    eprintln!("kwire tap: listening on {local}, forwarding to {}, advertising {advertise}", args.upstream);
     let connections = AtomicU32::new(0);
     loop {
         let (client, peer) = match listener.accept().await {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("kafka-wire tap: accept: {e}");
+                eprintln!("kwire tap: accept: {e}");
                 continue;
             }
         };
@@ -186,7 +186,7 @@ fn describe(r: &Request) -> String {
 }
 
 /// The next piece of `from`'s stream, reading as needed; `None` at a clean end of stream (one
-/// inside a frame is an error). Framing is the connection's (`kafka_wire_connection::frame`).
+/// inside a frame is an error). Framing is the connection's (`kwire_connection::frame`).
 async fn next_piece(from: &mut (impl AsyncRead + Unpin), framer: &mut Framer) -> std::io::Result<Option<Piece>> {
     loop {
         if let Some(piece) = framer.next_piece().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))? {
@@ -427,7 +427,7 @@ fn decode_response(
     frame: &Bytes,
     api: ApiKey,
     version: i16,
-) -> Result<(ResponseFrame, usize, i16), kafka_wire::DecodeError> {
+) -> Result<(ResponseFrame, usize, i16), kwire::DecodeError> {
     let payload = frame.slice(4..);
     match ResponseFrame::decode_with_trailing(payload.clone(), api, version) {
         Ok((f, trailing)) => Ok((f, trailing.len(), version)),

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use kafka_wire_connection::in_flight::InFlight;
+use kwire_connection::in_flight::InFlight;
 
 /// Requests waiting at once, per connection; beyond it the oldest is forgotten (its response,
 /// should it come, is reported as unmatched). Kafka clients keep a few in flight (the Java

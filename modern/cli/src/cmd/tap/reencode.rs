@@ -1,13 +1,13 @@
-//! `kafka-wire tap --reencode`: every frame that decodes is encoded again from the decoded value and
+//! `kwire tap --reencode`: every frame that decodes is encoded again from the decoded value and
 //! the re-encoding is what goes on. A frame whose re-encoding differs from what the peer sent
 //! is reported, with where and why: the first differing byte, the field there (from the
 //! schemas, when `--schemas` or `KAFKA_SCHEMAS_DIR` names them), and whether the decoded values
 //! agree (then the input was not in canonical form, such as a tagged field written at its
 //! default, or bytes after the body) or not (a codec bug).
 
-use kafka_wire::messages::{ApiKey, RequestFrame, ResponseFrame};
-use kafka_wire::{Bytes, BytesMut};
-use kafka_wire_inspect::explain::{self, Input, Node, Schemas, Side, Style};
+use kwire::messages::{ApiKey, RequestFrame, ResponseFrame};
+use kwire::{Bytes, BytesMut};
+use kwire_inspect::explain::{self, Input, Node, Schemas, Side, Style};
 
 /// How a re-encoding compares with the original frame.
 pub enum Reencoded {

@@ -7,10 +7,10 @@ use std::io::{BufWriter, Write as _};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kafka_wire::messages::{ApiKey, RequestFrame, ResponseFrame, ResponseKind};
-use kafka_wire::{DecodeError, Json as _};
-use kafka_wire_inspect::explain::recording::{Entry, MAGIC};
-use kafka_wire_inspect::explain::{self, hex_preview, Input, Schemas, Side, Style};
+use kwire::messages::{ApiKey, RequestFrame, ResponseFrame, ResponseKind};
+use kwire::{DecodeError, Json as _};
+use kwire_inspect::explain::recording::{Entry, MAGIC};
+use kwire_inspect::explain::{self, hex_preview, Input, Schemas, Side, Style};
 use serde_json::{json, Value};
 
 use super::TapArgs;
@@ -138,7 +138,7 @@ impl Reporter {
         let mut file = record.lock().unwrap_or_else(|p| p.into_inner());
         // Flushed per frame, so a killed tap leaves a readable recording.
         if file.write_all(&entry.to_bytes()).and_then(|()| file.flush()).is_err() {
-            eprintln!("kafka-wire tap: cannot write the recording");
+            eprintln!("kwire tap: cannot write the recording");
         }
     }
 

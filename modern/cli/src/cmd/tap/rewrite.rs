@@ -2,9 +2,9 @@
 //! clients, which reconnect to advertised addresses, stay on the tap; and, with
 //! `--clamp-versions`, the versions an ApiVersions answer offers, cut to those this build decodes.
 
-use kafka_wire::messages::api_versions_response::ApiVersion;
-use kafka_wire::messages::{ApiKey, ApiVersionsResponse, ResponseFrame, ResponseKind};
-use kafka_wire::{BytesMut, ErrorCode, StrBytes, VersionRange};
+use kwire::messages::api_versions_response::ApiVersion;
+use kwire::messages::{ApiKey, ApiVersionsResponse, ResponseFrame, ResponseKind};
+use kwire::{BytesMut, ErrorCode, StrBytes, VersionRange};
 
 pub struct Rewriter {
     /// The upstream as given (`host`, `port`).
@@ -94,7 +94,7 @@ impl Rewriter {
             Ok(()) => Some(out.to_vec()),
             Err(e) => {
                 eprintln!(
-                    "kafka-wire tap: cannot re-encode a rewritten {:?} response: {e}; forwarded unchanged",
+                    "kwire tap: cannot re-encode a rewritten {:?} response: {e}; forwarded unchanged",
                     frame.api_key()
                 );
                 None
@@ -177,11 +177,11 @@ pub fn answer_unknown_api_versions(request: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kafka_wire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-    use kafka_wire::messages::metadata_response::MetadataResponseBroker;
-    use kafka_wire::messages::{FetchResponse, MetadataResponse};
-    use kafka_wire::Bytes;
-    use kafka_wire_test_support::alloc::largest_during;
+    use kwire::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+    use kwire::messages::metadata_response::MetadataResponseBroker;
+    use kwire::messages::{FetchResponse, MetadataResponse};
+    use kwire::Bytes;
+    use kwire_test_support::alloc::largest_during;
 
     fn rewriter() -> Rewriter {
         Rewriter::new("10.0.0.1:9092", "127.0.0.1:19092", true, true)

@@ -13,14 +13,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use kafka_wire::messages::consumer_group_heartbeat_request::TopicPartitions;
-use kafka_wire::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
-use kafka_wire::messages::txn_offset_commit_request::{TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic};
-use kafka_wire::messages::{
+use kwire::messages::consumer_group_heartbeat_request::TopicPartitions;
+use kwire::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
+use kwire::messages::txn_offset_commit_request::{TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic};
+use kwire::messages::{
     ConsumerGroupDescribeRequest, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, OffsetFetchRequest,
     TxnOffsetCommitRequest,
 };
-use kafka_wire::{ErrorCode, GroupId, StrBytes, TopicName, TransactionalId};
+use kwire::{ErrorCode, GroupId, StrBytes, TopicName, TransactionalId};
 
 use super::transactions::WAIT;
 

@@ -14,8 +14,8 @@
 //! values (or a control record's marker).
 
 use bytes::Bytes;
-use kafka_wire::Records;
-use kafka_wire_records::{Batch, ControlRecordType, ReadOptions, RecordsExt};
+use kwire::Records;
+use kwire_records::{Batch, ControlRecordType, ReadOptions, RecordsExt};
 use serde_json::{json, Map, Value};
 
 /// Broker ids, by the key that holds one or a list of them.

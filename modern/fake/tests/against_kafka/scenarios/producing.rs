@@ -6,13 +6,13 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use kafka_wire::messages::create_topics_request::CreatableTopic;
-use kafka_wire::messages::delete_records_request::{DeleteRecordsPartition, DeleteRecordsTopic};
-use kafka_wire::messages::metadata_request::MetadataRequestTopic;
-use kafka_wire::messages::{CreateTopicsRequest, DeleteRecordsRequest, InitProducerIdRequest, MetadataRequest};
-use kafka_wire::{ProducerId, Records, StrBytes, TopicName};
-use kafka_wire_connection::requests;
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
+use kwire::messages::create_topics_request::CreatableTopic;
+use kwire::messages::delete_records_request::{DeleteRecordsPartition, DeleteRecordsTopic};
+use kwire::messages::metadata_request::MetadataRequestTopic;
+use kwire::messages::{CreateTopicsRequest, DeleteRecordsRequest, InitProducerIdRequest, MetadataRequest};
+use kwire::{ProducerId, Records, StrBytes, TopicName};
+use kwire_connection::requests;
+use kwire_records::{BatchBuilder, BatchOptions, Compression};
 
 use super::transactions::WAIT;
 use super::{Script, To};

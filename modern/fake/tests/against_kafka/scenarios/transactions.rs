@@ -8,16 +8,16 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use kafka_wire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
-use kafka_wire::messages::offset_fetch_request::OffsetFetchRequestTopic;
-use kafka_wire::messages::txn_offset_commit_request::{TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic};
-use kafka_wire::messages::{
+use kwire::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kwire::messages::offset_fetch_request::OffsetFetchRequestTopic;
+use kwire::messages::txn_offset_commit_request::{TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic};
+use kwire::messages::{
     AddOffsetsToTxnRequest, AddPartitionsToTxnRequest, EndTxnRequest, FetchRequest, InitProducerIdRequest,
     OffsetFetchRequest, ProduceRequest, TxnOffsetCommitRequest,
 };
-use kafka_wire::{ErrorCode, GroupId, ProducerId, Records, StrBytes, TopicName, TransactionalId};
-use kafka_wire_connection::requests;
-use kafka_wire_records::{BatchBuilder, BatchOptions, Compression};
+use kwire::{ErrorCode, GroupId, ProducerId, Records, StrBytes, TopicName, TransactionalId};
+use kwire_connection::requests;
+use kwire_records::{BatchBuilder, BatchOptions, Compression};
 
 use super::{Script, To};
 

@@ -1,4 +1,4 @@
-module kafkawire.dev/fake/franz
+module kwire.dev/fake/franz
 
 go 1.26.0
 

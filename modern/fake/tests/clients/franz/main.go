@@ -1,5 +1,5 @@
 // franz-go (github.com/twmb/franz-go, a Kafka client written without our code) against a
-// Kafka cluster: the same round against kafka-wire-fake and against Apache Kafka, so that
+// Kafka cluster: the same round against kwire-fake and against Apache Kafka, so that
 // tests/franz_go.rs can compare the two summaries.
 //
 // Usage: franz-round round BOOTSTRAP TOPIC (this round), franz-round txn BOOTSTRAP TOPIC

@@ -1,0 +1,1 @@
+//! A user program on the kwire crates from the registry.
