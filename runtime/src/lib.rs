@@ -11,6 +11,7 @@ pub mod error;
 pub mod error_code;
 pub mod fixed_array;
 pub mod frame;
+pub mod hash;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod keyed;
