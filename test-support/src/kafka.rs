@@ -67,23 +67,37 @@ pub fn kafka_jars() -> PathBuf {
 /// by `scripts/kafka-release`) over the broker's jars: `produce BOOTSTRAP TOPIC N` or
 /// `consume BOOTSTRAP TOPIC N read_committed|read_uncommitted` (one JSON line per record).
 pub fn java_client(args: &[&str]) -> std::io::Result<std::process::Output> {
+    java_program_built("ClientRound")?;
+    java_program("ClientRound", args).output()
+}
+
+/// Whether `scripts/kafka-release` has built `dev.kwire.oracle.<class>`: an error saying to run
+/// it when not.
+pub fn java_program_built(class: &str) -> std::io::Result<()> {
     let classes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/kafka-java/classes");
-    if !classes.join("dev/kwire/oracle/ClientRound.class").is_file() {
-        return Err(std::io::Error::other(format!(
-            "{} has no ClientRound.class: run scripts/kafka-release",
-            classes.display()
-        )));
+    if classes.join(format!("dev/kwire/oracle/{class}.class")).is_file() {
+        return Ok(());
     }
+    Err(std::io::Error::other(format!("{} has no {class}.class: run scripts/kafka-release", classes.display())))
+}
+
+/// A command running `dev.kwire.oracle.<class>` of `conformance/kafka-java` (built by
+/// `scripts/kafka-release`) on the Kafka broker's jars, with a small heap and Kafka's logging
+/// at WARN on stderr; stdin is null. Spawn it, or take its output.
+pub fn java_program(class: &str, args: &[&str]) -> Command {
+    let classes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/kafka-java/classes");
     let class_path = format!("{}:{}/*", classes.display(), kafka_jars().display());
     let log4j = std::env::temp_dir().join("kwire-java-client-log4j2.properties");
-    std::fs::write(&log4j, "rootLogger.level=WARN\nrootLogger.appenderRef.err.ref=err\nappender.err.type=Console\nappender.err.name=err\nappender.err.target=SYSTEM_ERR\nappender.err.layout.type=PatternLayout\nappender.err.layout.pattern=%p %m%n\n")?;
-    Command::new("java")
+    // Written once per process; a failure shows as Kafka's default logging, not as an error.
+    let _ = std::fs::write(&log4j, "rootLogger.level=WARN\nrootLogger.appenderRef.err.ref=err\nappender.err.type=Console\nappender.err.name=err\nappender.err.target=SYSTEM_ERR\nappender.err.layout.type=PatternLayout\nappender.err.layout.pattern=%p %m%n\n");
+    let mut command = Command::new("java");
+    command
         .args(["-Xmx256m", "-XX:+UseSerialGC"])
         .arg(format!("-Dlog4j2.configurationFile={}", log4j.display()))
-        .args(["-cp", &class_path, "dev.kwire.oracle.ClientRound"])
+        .args(["-cp", &class_path, &format!("dev.kwire.oracle.{class}")])
         .args(args)
-        .stdin(Stdio::null())
-        .output()
+        .stdin(Stdio::null());
+    command
 }
 
 /// A fresh cluster id: 16 random bytes in Kafka's URL-safe, unpadded base64
