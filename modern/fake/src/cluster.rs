@@ -8,44 +8,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bytes::Bytes;
 use kwire::messages::ApiKey;
 use kwire::{ErrorCode, Uuid};
-use tokio::sync::Notify;
 
 use crate::config::FakeConfig;
 use crate::connection;
-use crate::control::{Action, HookId, Hooks, Intercepted, Times};
+use crate::control::{Action, HookId, Intercepted, Times};
+use crate::groups::Group;
 use crate::node::{self, NodeHandle};
-use crate::room::Room;
+use crate::request_budget::RequestBudget;
+use crate::shared::Shared;
 use crate::state::{NodeInfo, State};
-
-/// What the nodes share: the data, a wake-up for fetches waiting for records, the config.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    state: Mutex<State>,
-    /// Share groups (KIP-932); taken after `state` when both are needed.
-    shares: Mutex<crate::share_groups::Shares>,
-    pub appended: Notify,
-    /// Woken on every change to a group, for JoinGroup and SyncGroup waiting on one.
-    pub groups_changed: Notify,
-    pub hooks: Hooks,
-    /// The bytes of requests still arriving, shared by every connection of every node.
-    pub room: Room,
-    pub config: FakeConfig,
-}
-
-impl Shared {
-    /// The cluster's data. A handler that panicked while holding it left nothing half-written
-    /// that a later request could trip on (every change is made whole), so the lock is taken
-    /// back rather than failing every request after.
-    pub fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// The share groups' state (after [`Shared::state`] when both are taken), taken back after
-    /// a panic for the same reason.
-    pub fn shares(&self) -> MutexGuard<'_, crate::share_groups::Shares> {
-        self.shares.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
 
 /// A batch as the log holds it: its offsets and its bytes (base offset rewritten).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,28 +54,10 @@ impl FakeCluster {
             };
             nodes.insert(id as i32, NodeInfo { host, port, alive: true, listen: local });
         }
-        let state = State {
-            cluster_id: config.cluster_id.clone(),
-            nodes,
-            topics: BTreeMap::new(),
-            names_by_id: Default::default(),
-            groups: BTreeMap::new(),
-            consumer_groups: Default::default(),
-            transactions: Default::default(),
-            next_producer_id: 1000,
-            auto_create_topics: config.auto_create_topics,
-            default_partitions: config.default_partitions,
-        };
-        let shared = Arc::new(Shared {
-            state: Mutex::new(state),
-            shares: Mutex::new(Default::default()),
-            appended: Notify::new(),
-            groups_changed: Notify::new(),
-            hooks: Hooks::default(),
-            room: Room::new(config.max_buffered_request_bytes.max(connection::most_held(config.max_frame))),
-            config,
-        });
-        tokio::spawn(tick_groups(Arc::downgrade(&shared)));
+        let state = State::new(nodes, &config);
+        let budget = RequestBudget::new(config.max_buffered_request_bytes.max(connection::most_held(config.max_frame)));
+        let shared = Arc::new(Shared::new(state, budget, config));
+        tokio::spawn(tick(Arc::downgrade(&shared)));
         let nodes = listeners
             .into_iter()
             .enumerate()
@@ -117,7 +70,7 @@ impl FakeCluster {
     /// client's `bootstrap.servers` takes.
     pub fn bootstrap_servers(&self) -> String {
         let state = self.shared.state();
-        state.nodes.values().map(|n| format!("{}:{}", n.host, n.port)).collect::<Vec<_>>().join(",")
+        state.nodes().map(|(_, n)| format!("{}:{}", n.host, n.port)).collect::<Vec<_>>().join(",")
     }
 
     /// The address each node listens on, in node order.
@@ -136,24 +89,23 @@ impl FakeCluster {
 
     /// The names of every topic.
     pub fn topics(&self) -> Vec<String> {
-        self.shared.state().topics.keys().cloned().collect()
+        self.shared.state().topics().names().cloned().collect()
     }
 
     /// The node leading a partition (-1: none).
     pub fn leader(&self, topic: &str, partition: i32) -> Option<i32> {
-        let state = self.shared.state();
-        state.topics.get(topic)?.partitions.get(usize::try_from(partition).ok()?).map(|p| p.leader)
+        self.shared.state().partition(topic, partition).map(|p| p.leader)
     }
 
     /// The id of a topic.
     pub fn topic_id(&self, name: &str) -> Option<Uuid> {
-        self.shared.state().topics.get(name).map(|t| t.id)
+        self.shared.state().topic(name).map(|t| t.id)
     }
 
     /// What the log of a partition holds, from its start offset.
     pub fn batches(&self, topic: &str, partition: i32) -> Option<Vec<StoredBatch>> {
         let state = self.shared.state();
-        let partition = state.topics.get(topic)?.partitions.get(usize::try_from(partition).ok()?)?;
+        let partition = state.partition(topic, partition)?;
         let start = partition.log.start_offset();
         Some(
             partition
@@ -169,47 +121,43 @@ impl FakeCluster {
     /// The offset the next record of a partition gets (its high watermark: every replica is
     /// in sync here).
     pub fn end_offset(&self, topic: &str, partition: i32) -> Option<i64> {
-        let state = self.shared.state();
-        let partition = state.topics.get(topic)?.partitions.get(usize::try_from(partition).ok()?)?;
-        Some(partition.log.end_offset())
+        Some(self.shared.state().partition(topic, partition)?.log.end_offset())
     }
 
-    /// The member ids of `group`, classic or KIP-848 (empty for a group nobody is in).
+    /// The member ids of `group`, whatever its kind (empty for a group nobody is in).
     pub fn group_members(&self, group: &str) -> Vec<String> {
-        let state = self.shared.state();
-        match state.consumer_groups.get(group).filter(|g| !g.members.is_empty()) {
-            Some(g) => g.members.keys().cloned().collect(),
-            None => state.groups.get(group).map(|g| g.members.keys().cloned().collect()).unwrap_or_default(),
-        }
+        self.shared.state().group(group).map(Group::member_ids).unwrap_or_default()
     }
 
-    /// Removes a member of `group` as its session timeout would (the rest rebalance); false if
-    /// it is not a member.
+    /// Removes a member of `group` as its session timeout would: a classic group's other
+    /// members rebalance, a KIP-848 group moves to a new epoch, a share group member's sessions
+    /// close and the records it holds go back (as never delivered: their delivery count goes
+    /// back down). False if it is not a member.
     pub fn expire_member(&self, group: &str, member: &str) -> bool {
-        let expired = {
-            let mut state = self.shared.state();
-            let now = std::time::Instant::now();
-            let consumer = state.consumer_groups.get_mut(group).is_some_and(|g| g.expire_member(member));
-            consumer || state.groups.get_mut(group).is_some_and(|g| g.remove(&[member.to_string()], now))
-        };
+        let (expired, released) = self.shared.state().remove_member(group, member);
         self.shared.groups_changed.notify_waiters();
+        if released {
+            self.shared.appended.notify_waiters();
+        }
         expired
     }
 
-    /// The member ids of share group `group` (empty for a group nobody is in).
+    /// The member ids of share group `group` (empty for a group nobody is in, or of another
+    /// kind).
     pub fn share_group_members(&self, group: &str) -> Vec<String> {
-        let shares = self.shared.shares();
-        shares.groups.get(group).map(|g| g.members.keys().cloned().collect()).unwrap_or_default()
+        let state = self.shared.state();
+        state.groups().share(group).map(|g| g.members.keys().cloned().collect()).unwrap_or_default()
     }
 
-    /// Removes a member of share group `group` as its session timeout would: its share
-    /// sessions close and the records it holds go back to be delivered again (as never
-    /// delivered: their delivery count goes back down). False if it is not a member.
+    /// Removes a member of share group `group` as its session timeout would (see
+    /// [`FakeCluster::expire_member`]). False if it is not a member of a share group.
     pub fn expire_share_member(&self, group: &str, member: &str) -> bool {
         let (expired, released) = {
-            let mut shares = self.shared.shares();
-            let expired = shares.groups.get_mut(group).is_some_and(|g| g.remove(member));
-            (expired, expired && shares.forget_member(group, member))
+            let mut state = self.shared.state();
+            if state.groups().share(group).is_err() {
+                return false;
+            }
+            state.remove_member(group, member)
         };
         if released {
             self.shared.appended.notify_waiters();
@@ -218,13 +166,12 @@ impl FakeCluster {
     }
 
     /// Starts a rebalance of `group`: a classic group's members must join again, a KIP-848
-    /// group gets a new epoch and assignment. False if it has no members or one runs already.
+    /// group gets a new epoch and assignment. False if it has no members or one runs already,
+    /// or for a share group (whose members take a new assignment at once).
     pub fn force_rebalance(&self, group: &str) -> bool {
         let forced = {
             let mut state = self.shared.state();
-            let now = std::time::Instant::now();
-            let consumer = state.consumer_groups.get_mut(group).is_some_and(|g| g.force_rebalance());
-            consumer || state.groups.get_mut(group).is_some_and(|g| g.force_rebalance(now))
+            state.groups_mut().get_mut(group).is_some_and(|g| g.force_rebalance(std::time::Instant::now()))
         };
         self.shared.groups_changed.notify_waiters();
         forced
@@ -248,14 +195,11 @@ impl FakeCluster {
     /// to the old leader get NOT_LEADER_OR_FOLLOWER and must find the new one.
     pub fn move_leader(&self, topic: &str, partition: i32, node: i32) -> Result<(), ErrorCode> {
         let mut state = self.shared.state();
-        if !state.nodes.contains_key(&node) {
+        if state.node(node).is_none() {
             return Err(ErrorCode::BROKER_NOT_AVAILABLE);
         }
-        let partition = state
-            .topics
-            .get_mut(topic)
-            .and_then(|t| t.partitions.get_mut(usize::try_from(partition).ok()?))
-            .ok_or(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION)?;
+        let partition =
+            state.topics_mut().partition_mut(topic, partition).ok_or(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION)?;
         if !partition.replicas.contains(&node) {
             partition.replicas.push(node);
         }
@@ -281,7 +225,7 @@ impl FakeCluster {
     /// handling nothing: NOT_LEADER_OR_FOLLOWER on Produce, COORDINATOR_LOAD_IN_PROGRESS on
     /// JoinGroup, … An API whose responses carry no error is refused here.
     pub fn fail(&self, api: ApiKey, times: Times, code: ErrorCode) -> Result<HookId, ErrorCode> {
-        if !crate::errors::can_fail(api) {
+        if !crate::apis::can_fail(api) {
             return Err(ErrorCode::UNSUPPORTED_VERSION);
         }
         Ok(self.intercept(api, times, move |_| Action::Error(code)))
@@ -303,12 +247,7 @@ impl FakeCluster {
     pub async fn kill_node(&self, id: i32) -> bool {
         let Some(handle) = self.handles().remove(&id) else { return false };
         handle.stop().await;
-        let mut state = self.shared.state();
-        if let Some(node) = state.nodes.get_mut(&id) {
-            node.alive = false;
-        }
-        state.elect_leaders();
-        drop(state);
+        self.shared.state().set_alive(id, false);
         self.shared.groups_changed.notify_waiters();
         true
     }
@@ -318,7 +257,7 @@ impl FakeCluster {
     pub async fn restart_node(&self, id: i32) -> io::Result<()> {
         let addr = {
             let state = self.shared.state();
-            let node = state.nodes.get(&id).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such node"))?;
+            let node = state.node(id).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such node"))?;
             if node.alive {
                 return Ok(());
             }
@@ -327,11 +266,7 @@ impl FakeCluster {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let handle = node::spawn(id, listener, self.shared.clone())?;
         self.handles().insert(id, handle);
-        let mut state = self.shared.state();
-        if let Some(node) = state.nodes.get_mut(&id) {
-            node.alive = true;
-        }
-        state.elect_leaders();
+        self.shared.state().set_alive(id, true);
         Ok(())
     }
 
@@ -341,8 +276,8 @@ impl FakeCluster {
         let local = listener.local_addr()?;
         let id = {
             let mut state = self.shared.state();
-            let id = state.nodes.keys().next_back().map_or(0, |last| last + 1);
-            state.nodes.insert(
+            let id = state.next_node_id();
+            state.add_node(
                 id,
                 NodeInfo { host: local.ip().to_string(), port: i32::from(local.port()), alive: true, listen: local },
             );
@@ -356,14 +291,7 @@ impl FakeCluster {
     /// Removes a node for good: killed, dropped from every replica set.
     pub async fn remove_node(&self, id: i32) -> bool {
         let known = self.kill_node(id).await;
-        let mut state = self.shared.state();
-        state.nodes.remove(&id);
-        for topic in state.topics.values_mut() {
-            for p in &mut topic.partitions {
-                p.replicas.retain(|r| *r != id);
-            }
-        }
-        state.elect_leaders();
+        self.shared.state().remove_node(id);
         known
     }
 
@@ -376,29 +304,21 @@ impl FakeCluster {
     }
 }
 
-/// Every 100 ms: members past their session timeout leave, rounds of joins past their
-/// deadline end, share groups' acquisition locks that ran out let their records go. Stops once
-/// the cluster is gone.
-async fn tick_groups(shared: std::sync::Weak<Shared>) {
+/// Every 100 ms, the clock's work ([`State::tick`]): members past their session timeout
+/// leave, rounds of joins past their deadline end, share-partitions' acquisition locks that ran
+/// out let their records go, transactions past their timeout abort. Stops once the cluster is
+/// gone.
+async fn tick(shared: std::sync::Weak<Shared>) {
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
         let Some(shared) = shared.upgrade() else { return };
-        let now = std::time::Instant::now();
-        let (changed, aborted) = {
-            let mut state = shared.state();
-            let changed = state.groups.values_mut().fold(false, |changed, g| g.expire(now) | changed);
-            let changed = state.consumer_groups.values_mut().fold(changed, |changed, g| g.expire(now) | changed);
-            (changed, state.expire_transactions(now))
-        };
-        if changed {
+        let ticked = shared.state().tick(std::time::Instant::now(), &shared.config);
+        if ticked.groups_changed {
             shared.groups_changed.notify_waiters();
         }
-        // Records released: share fetches waiting for some may take them.
-        let released = shared.shares().tick(now, &shared.config);
-        if aborted || released {
-            // Markers were written: read_committed fetches may move on.
+        if ticked.records_changed {
             shared.appended.notify_waiters();
         }
     }

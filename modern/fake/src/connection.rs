@@ -2,7 +2,7 @@
 //! broker would close on (a frame it cannot read, one over the size limit, silence past the
 //! idle timeout, a request that takes over the request timeout to arrive). A connection holds
 //! at most one frame and one response at a time, and reads only into room it took from the
-//! cluster's budget for requests still arriving (`room`).
+//! cluster's budget for requests still arriving (`request_budget`).
 
 use std::sync::Arc;
 
@@ -18,10 +18,10 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 
 use crate::apis;
-use crate::cluster::Shared;
 use crate::control::{Action, Intercepted};
-use crate::room::Held;
+use crate::request_budget::Held;
 use crate::sasl::{Auth, Failed};
+use crate::shared::Shared;
 
 /// The smallest request: api key, version and correlation id.
 const MIN_FRAME: usize = 8;
@@ -42,7 +42,7 @@ pub(crate) async fn serve(mut socket: TcpStream, node: i32, shared: Arc<Shared>,
     let mut framer = Framer::new(MIN_FRAME, shared.config.max_frame);
     let idle = shared.config.idle_timeout;
     let mut out = BytesMut::new();
-    let mut held = Held::new(&shared.room);
+    let mut held = Held::new(&shared.request_budget);
     let mut auth = Auth::default();
     // When the request being read began to arrive (or to wait for room): it must be in
     // within the request timeout.
@@ -137,7 +137,7 @@ async fn answer(
     if api == ApiKey::ApiVersions && !apis::served(shared, api, version) {
         let body = ApiVersionsResponse {
             error_code: ErrorCode::UNSUPPORTED_VERSION,
-            api_keys: apis::api_versions::advertised(shared),
+            api_keys: apis::advertised(shared),
             ..Default::default()
         };
         return Some(Some((ResponseFrame::new(body, correlation_id), 0)));
@@ -177,7 +177,7 @@ async fn answer(
         Action::Delay(wait) => tokio::time::sleep(wait).await,
         Action::Drop => return None,
         Action::Error(code) => {
-            let Some(body) = crate::errors::error_response(&request.body, version, code) else {
+            let Some(body) = apis::error_response(&request.body, version, code) else {
                 tracing::warn!(node, ?api, "a hook's error for an API whose responses carry none: connection closed");
                 return None;
             };

@@ -9,8 +9,8 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::cluster::Shared;
 use crate::connection;
+use crate::shared::Shared;
 
 /// A running node.
 #[derive(Debug)]

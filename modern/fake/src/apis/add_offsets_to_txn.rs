@@ -3,7 +3,7 @@
 
 use kwire::messages::{AddOffsetsToTxnRequest, AddOffsetsToTxnResponse};
 
-use super::{coordinates, fenced, Ctx};
+use super::{fenced, Ctx};
 use crate::transactions::Producer;
 
 /// v2 learned PRODUCER_FENCED.
@@ -16,9 +16,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: AddOffsetsToTxnRequest) -> AddOffse
         id: request.producer_id.0,
         epoch: request.producer_epoch,
     };
-    let outcome = coordinates(&state, ctx.node, p.transactional_id).and_then(|()| {
+    let outcome = state.coordinates(ctx.node, p.transactional_id).and_then(|()| {
         let group = request.group_id.to_string();
-        state.transactions.add(p, fenced(ctx.version, FENCED_FROM), std::iter::empty(), [group])
+        state.transactions_mut().add(p, fenced(ctx.version, FENCED_FROM), std::iter::empty(), [group])
     });
     AddOffsetsToTxnResponse { error_code: outcome.err().unwrap_or_default(), ..Default::default() }
 }

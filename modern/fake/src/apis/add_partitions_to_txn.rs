@@ -9,7 +9,7 @@ use kwire::messages::add_partitions_to_txn_response::{
 use kwire::messages::{AddPartitionsToTxnRequest, AddPartitionsToTxnResponse};
 use kwire::{ErrorCode, TransactionalId};
 
-use super::{coordinates, fenced, Ctx};
+use super::{fenced, Ctx};
 use crate::state::State;
 use crate::transactions::Producer;
 
@@ -61,19 +61,19 @@ fn add(
     let wanted: Vec<(String, i32)> =
         topics.iter().flat_map(|t| t.partitions.iter().map(move |i| (t.name.to_string(), i))).collect();
     let exists = |state: &State, (topic, index): &(String, i32)| {
-        state.topics.get(topic).is_some_and(|t| usize::try_from(*index).is_ok_and(|i| i < t.partitions.len()))
+        state.topic(topic).is_some_and(|t| usize::try_from(*index).is_ok_and(|i| i < t.partitions.len()))
     };
     let missing = wanted.iter().any(|tp| !exists(state, tp));
-    let outcome = coordinates(state, ctx.node, p.transactional_id).and_then(|()| {
+    let outcome = state.coordinates(ctx.node, p.transactional_id).and_then(|()| {
         if missing {
             return Err(ErrorCode::OPERATION_NOT_ATTEMPTED);
         }
         if verify_only {
-            let held = wanted.iter().all(|tp| state.transactions.holds(p.id, tp));
+            let held = wanted.iter().all(|tp| state.transactions().holds(p.id, tp));
             return if held { Ok(()) } else { Err(ErrorCode::INVALID_TXN_STATE) };
         }
         let fenced = fenced(ctx.version, FENCED_FROM);
-        state.transactions.add(p, fenced, wanted.iter().cloned(), std::iter::empty())
+        state.transactions_mut().add(p, fenced, wanted.iter().cloned(), std::iter::empty())
     });
     let code_of = |tp: &(String, i32)| match outcome {
         Ok(()) => ErrorCode::NONE,

@@ -9,33 +9,30 @@ use kwire::messages::alter_share_group_offsets_response::{
 use kwire::messages::{AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse};
 use kwire::{ErrorCode, StrBytes};
 
-use super::{coordinates, Ctx};
-use crate::share_groups::SharePartition;
+use super::Ctx;
+use crate::share_partitions::SharePartition;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: AlterShareGroupOffsetsRequest) -> AlterShareGroupOffsetsResponse {
-    let state = ctx.shared.state();
-    let mut shares = ctx.shared.shares();
+    let mut state = ctx.shared.state();
     let group = request.group_id.to_string();
     let refused = |code: ErrorCode, message: String| AlterShareGroupOffsetsResponse {
         error_code: code,
         error_message: Some(StrBytes::from(message)),
         ..Default::default()
     };
-    if let Err(code) = coordinates(&state, ctx.node, &group) {
+    if let Err(code) = state.coordinates(ctx.node, &group) {
         return refused(code, code.to_string());
     }
     // As Kafka, offsets given to a group nobody joined make it an empty share group.
-    if !shares.groups.contains_key(&group) && !super::delete_share_group_offsets::taken(&state, &group) {
-        shares.groups.insert(group.clone(), Default::default());
-    }
-    if let Err((code, message)) = super::delete_share_group_offsets::alterable(&shares, &group) {
+    if let Err((code, message)) = state.groups_mut().share_or_create(&group).and_then(|g| g.check_empty(&group)) {
         return refused(code, message);
     }
+    let (shares, topics) = state.shares_and_topics();
     let responses = request
         .topics
         .iter()
         .map(|t| {
-            let topic = state.topics.get(t.topic_name.as_str());
+            let topic = topics.get(t.topic_name.as_str());
             let partitions = t
                 .partitions
                 .iter()
@@ -44,9 +41,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: AlterShareGroupOffsetsRequest) -> A
                         partition_index: p.partition_index,
                         ..Default::default()
                     };
-                    match topic
-                        .filter(|topic| usize::try_from(p.partition_index).is_ok_and(|i| i < topic.partitions.len()))
-                    {
+                    match topic.filter(|topic| topic.has_partition(p.partition_index)) {
                         None => {
                             out.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
                             out.error_message = Some(StrBytes::from(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.to_string()));

@@ -5,28 +5,12 @@
 //! `share.version` 2 (KIP-932's share groups, Kafka 4.4's latest production level) when
 //! ShareGroupHeartbeat is.
 
-use kwire::messages::api_versions_response::{ApiVersion, FinalizedFeatureKey, SupportedFeatureKey};
+use kwire::messages::api_versions_response::{FinalizedFeatureKey, SupportedFeatureKey};
 use kwire::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse};
 use kwire::StrBytes;
 
-use super::{served_versions, SERVED};
-use crate::cluster::Shared;
-
-/// Every served API with the versions served.
-pub(crate) fn advertised(shared: &Shared) -> Vec<ApiVersion> {
-    SERVED
-        .iter()
-        .filter_map(|api| {
-            let versions = served_versions(shared, *api)?;
-            Some(ApiVersion {
-                api_key: api.key(),
-                min_version: versions.min,
-                max_version: versions.max,
-                ..Default::default()
-            })
-        })
-        .collect()
-}
+use super::{advertised, served_versions};
+use crate::shared::Shared;
 
 /// EndTxn v5 ends a transaction of transactions v2.
 const TXN_V2_END_TXN: i16 = 5;

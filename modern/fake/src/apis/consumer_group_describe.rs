@@ -3,10 +3,11 @@
 
 use kwire::messages::consumer_group_describe_response::{Assignment, DescribedGroup, Member, TopicPartitions};
 use kwire::messages::{ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse};
-use kwire::{ErrorCode, StrBytes, TopicName};
+use kwire::{StrBytes, TopicName};
 
-use super::{coordinates, Ctx};
-use crate::consumer_groups::Owned;
+use super::Ctx;
+use crate::groups::assignors::Owned;
+use crate::groups::GroupKind;
 use crate::state::State;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupDescribeRequest) -> ConsumerGroupDescribeResponse {
@@ -16,14 +17,17 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupDescribeRequest) -> Co
         .iter()
         .map(|id| {
             let mut described = DescribedGroup { group_id: id.clone(), ..Default::default() };
-            if let Err(code) = coordinates(&state, ctx.node, id.as_str()) {
+            if let Err(code) = state.coordinates(ctx.node, id.as_str()) {
                 described.error_code = code;
                 return described;
             }
-            let Some(group) = state.consumer_groups.get(id.as_str()) else {
-                described.error_code = ErrorCode::GROUP_ID_NOT_FOUND;
-                described.error_message = Some(StrBytes::from(format!("Group {id} not found.")));
-                return described;
+            let group = match state.groups().consumer(id) {
+                Ok(group) => group,
+                Err((code, message)) => {
+                    described.error_code = code;
+                    described.error_message = Some(StrBytes::from(message));
+                    return described;
+                }
             };
             described.group_state = StrBytes::from_static_str(group.state_name());
             described.group_epoch = group.epoch;

@@ -6,8 +6,9 @@ use kwire::messages::consumer_group_heartbeat_response::{Assignment, TopicPartit
 use kwire::messages::{ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse};
 use kwire::{ErrorCode, StrBytes};
 
-use super::{coordinates, Ctx};
-use crate::consumer_groups::{Beat, Owned, ASSIGNORS, HEARTBEAT_INTERVAL_MS};
+use super::Ctx;
+use crate::groups::assignors::{Owned, CONSUMER_ASSIGNORS};
+use crate::groups::consumer::{Beat, HEARTBEAT_INTERVAL_MS};
 
 /// v1: the member generates its id.
 const MEMBER_CHOSEN_ID_FROM: i16 = 1;
@@ -23,16 +24,13 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupHeartbeatRequest) -> C
     }
     let mut state = ctx.shared.state();
     let group_id = request.group_id.to_string();
-    if let Err(code) = coordinates(&state, ctx.node, &group_id) {
+    if let Err(code) = state.coordinates(ctx.node, &group_id) {
         return refused(code, code.to_string());
-    }
-    if state.groups.get(&group_id).is_some_and(|g| !g.members.is_empty()) {
-        return refused(ErrorCode::GROUP_ID_NOT_FOUND, format!("Group {group_id} is not a consumer group."));
     }
     let mut member_id = request.member_id.to_string();
     if member_id.is_empty() {
         // A v0 member joining (or stepping out) is given its id.
-        member_id = crate::state::random_uuid().to_string();
+        member_id = crate::ids::random_uuid().to_string();
     }
     let owned = request
         .topic_partitions
@@ -51,8 +49,12 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupHeartbeatRequest) -> C
         client_id: ctx.client_id.to_string(),
         client_host: ctx.client_host.to_string(),
     };
-    let topics = state.assignable_topics();
-    let group = state.consumer_groups.entry(group_id).or_default();
+    let topics = state.topics().assignable();
+    // A classic group with members, or a share group, is not a consumer group.
+    let group = match state.groups_mut().consumer_to_join(&group_id) {
+        Ok(group) => group,
+        Err((code, message)) => return refused(code, message),
+    };
     match group.heartbeat(beat, &topics, std::time::Instant::now()) {
         Err((code, message)) => refused(code, message),
         Ok(answer) => ConsumerGroupHeartbeatResponse {
@@ -110,9 +112,12 @@ fn invalid(version: i16, request: &ConsumerGroupHeartbeatRequest) -> Option<(Err
         return bad("MemberEpoch is invalid.");
     }
     match request.server_assignor.as_deref() {
-        Some(assignor) if !ASSIGNORS.contains(&assignor) => Some((
+        Some(assignor) if !CONSUMER_ASSIGNORS.contains(&assignor) => Some((
             ErrorCode::UNSUPPORTED_ASSIGNOR,
-            format!("ServerAssignor {assignor} is not supported. Supported assignors: {}.", ASSIGNORS.join(", ")),
+            format!(
+                "ServerAssignor {assignor} is not supported. Supported assignors: {}.",
+                CONSUMER_ASSIGNORS.join(", ")
+            ),
         )),
         _ => None,
     }

@@ -7,7 +7,7 @@ use kwire::messages::{CreatePartitionsRequest, CreatePartitionsResponse};
 use kwire::{ErrorCode, StrBytes};
 
 use super::Ctx;
-use crate::state::{Partition, Refused, State};
+use crate::state::{Refused, State};
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: CreatePartitionsRequest) -> CreatePartitionsResponse {
     let mut state = ctx.shared.state();
@@ -28,7 +28,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: CreatePartitionsRequest) -> CreateP
 
 /// Adds the partitions `t` asks for (or only checks, for `validate_only`).
 fn grow(state: &mut State, t: &CreatePartitionsTopic, validate_only: bool) -> Result<(), Refused> {
-    let Some(topic) = state.topics.get(t.name.as_str()) else {
+    let Some(topic) = state.topic(t.name.as_str()) else {
         return Err(Refused::with(
             ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
             format!("The topic '{}' does not exist.", t.name),
@@ -65,9 +65,7 @@ fn grow(state: &mut State, t: &CreatePartitionsTopic, validate_only: bool) -> Re
         }
     };
     if !validate_only {
-        let live = state.live_nodes();
-        let topic = state.topics.get_mut(t.name.as_str()).expect("looked up above");
-        topic.partitions.extend(replicas.into_iter().map(|r| Partition::new(r, &live)));
+        state.add_partitions(t.name.as_str(), replicas);
     }
     Ok(())
 }

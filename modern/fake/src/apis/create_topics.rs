@@ -9,7 +9,7 @@ use kwire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTo
 use kwire::messages::{CreateTopicsRequest, CreateTopicsResponse};
 use kwire::{ErrorCode, StrBytes, Uuid};
 
-use crate::cluster::Shared;
+use crate::shared::Shared;
 use crate::state::{Refused, State};
 
 pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16) -> CreateTopicsResponse {
@@ -74,7 +74,7 @@ fn create(
         return Err(Refused(ErrorCode::INVALID_CONFIG, None));
     }
     let replicas = if t.assignments.is_empty() {
-        let partitions = if t.num_partitions == -1 { state.default_partitions } else { t.num_partitions };
+        let partitions = if t.num_partitions == -1 { state.default_partitions() } else { t.num_partitions };
         let replication = if t.replication_factor == -1 { 1 } else { t.replication_factor };
         state.check_counts(partitions, replication)?;
         state.spread(0, partitions as usize, replication as usize)

@@ -21,7 +21,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteRecordsRequest) -> DeleteReco
                         low_watermark: -1,
                         ..Default::default()
                     };
-                    match state.partition_for(&topic.name, p.partition_index, ctx.node) {
+                    match state.led_partition(&topic.name, p.partition_index, ctx.node) {
                         Err(code) => result.error_code = code,
                         Ok(partition) => {
                             let end = partition.log.end_offset();

@@ -7,47 +7,30 @@ use kwire::messages::delete_share_group_offsets_response::DeleteShareGroupOffset
 use kwire::messages::{DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse};
 use kwire::{ErrorCode, StrBytes};
 
-use super::{coordinates, Ctx};
-use crate::share_groups::Shares;
-
-/// Whether a group id is taken by a classic or consumer group.
-pub(super) fn taken(state: &crate::state::State, group: &str) -> bool {
-    state.groups.contains_key(group) || state.consumer_groups.contains_key(group)
-}
-
-/// Whether a share group's offsets may be altered or deleted: it is one, and has no members.
-pub(super) fn alterable(shares: &Shares, group: &str) -> Result<(), (ErrorCode, String)> {
-    match shares.groups.get(group) {
-        None => Err((ErrorCode::GROUP_ID_NOT_FOUND, format!("Group {group} not found."))),
-        Some(g) if !g.members.is_empty() => {
-            Err((ErrorCode::NON_EMPTY_GROUP, format!("Share group {group} is not empty.")))
-        }
-        Some(_) => Ok(()),
-    }
-}
+use super::Ctx;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteShareGroupOffsetsRequest) -> DeleteShareGroupOffsetsResponse {
-    let state = ctx.shared.state();
-    let mut shares = ctx.shared.shares();
+    let mut state = ctx.shared.state();
     let group = request.group_id.to_string();
     let refused = |code: ErrorCode, message: String| DeleteShareGroupOffsetsResponse {
         error_code: code,
         error_message: Some(StrBytes::from(message)),
         ..Default::default()
     };
-    if let Err(code) = coordinates(&state, ctx.node, &group) {
+    if let Err(code) = state.coordinates(ctx.node, &group) {
         return refused(code, code.to_string());
     }
-    if let Err((code, message)) = alterable(&shares, &group) {
+    if let Err((code, message)) = state.groups().share(&group).and_then(|g| g.check_empty(&group)) {
         return refused(code, message);
     }
+    let (shares, topics) = state.shares_and_topics();
     let responses = request
         .topics
         .iter()
         .map(|t| {
             let mut out =
                 DeleteShareGroupOffsetsResponseTopic { topic_name: t.topic_name.clone(), ..Default::default() };
-            match state.topics.get(t.topic_name.as_str()) {
+            match topics.get(t.topic_name.as_str()) {
                 None => {
                     out.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
                     out.error_message = Some(StrBytes::from(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.to_string()));

@@ -4,7 +4,7 @@ use kwire::messages::delete_topics_response::DeletableTopicResult;
 use kwire::messages::{DeleteTopicsRequest, DeleteTopicsResponse};
 use kwire::{ErrorCode, StrBytes, TopicName, Uuid};
 
-use crate::cluster::Shared;
+use crate::shared::Shared;
 
 pub(crate) fn handle(shared: &Shared, request: DeleteTopicsRequest, version: i16) -> DeleteTopicsResponse {
     let mut state = shared.state();
@@ -19,7 +19,7 @@ pub(crate) fn handle(shared: &Shared, request: DeleteTopicsRequest, version: i16
         .map(|(name, id)| {
             let found = match &name {
                 Some(name) => Some(name.clone()),
-                None => state.name_of(id),
+                None => state.name_of(id).map(str::to_string),
             };
             let mut result = DeletableTopicResult {
                 name: name.clone().map(|n| TopicName(StrBytes::from(n))),

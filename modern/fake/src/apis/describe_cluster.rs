@@ -20,7 +20,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeClusterRequest) -> Describe
     }
     DescribeClusterResponse {
         endpoint_type: BROKERS,
-        cluster_id: StrBytes::from(state.cluster_id.clone()),
+        cluster_id: StrBytes::from(state.cluster_id().to_string()),
         controller_id: BrokerId(state.live_nodes().first().copied().unwrap_or(-1)),
         // Kafka's schema default when not asked for.
         cluster_authorized_operations: if request.include_cluster_authorized_operations {
@@ -29,11 +29,10 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeClusterRequest) -> Describe
             i32::MIN
         },
         brokers: state
-            .nodes
-            .iter()
+            .nodes()
             .filter(|(_, n)| n.alive)
             .map(|(id, n)| DescribeClusterBroker {
-                broker_id: BrokerId(*id),
+                broker_id: BrokerId(id),
                 host: StrBytes::from(n.host.clone()),
                 port: n.port,
                 rack: None,

@@ -9,6 +9,7 @@ use kwire::messages::{DescribeConfigsRequest, DescribeConfigsResponse};
 use kwire::{ErrorCode, StrBytes};
 
 use super::Ctx;
+use crate::groups::configs::{default_value, GROUP_CONFIGS};
 use crate::topic_configs::{broker_configs, Kind, CLUSTER_DEFAULTS, TOPIC_CONFIGS};
 
 pub(crate) const TOPIC: i8 = 2;
@@ -35,15 +36,15 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> Describe
                 ..Default::default()
             };
             let entries: Vec<(String, String, i8, Kind)> = match resource.resource_type {
-                TOPIC => match state.topics.get(resource.resource_name.as_str()) {
+                TOPIC => match state.topic(resource.resource_name.as_str()) {
                     None => {
                         result.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
                         return result;
                     }
                     Some(topic) => topic_entries(&topic.configs),
                 },
-                BROKER if resource.resource_name.parse::<i32>().is_ok_and(|id| state.nodes.contains_key(&id)) => {
-                    broker_configs(state.default_partitions)
+                BROKER if resource.resource_name.parse::<i32>().is_ok_and(|id| state.node(id).is_some()) => {
+                    broker_configs(state.default_partitions())
                         .into_iter()
                         .map(|(name, value, kind)| (name.to_string(), value, STATIC_BROKER_CONFIG, kind))
                         .collect()
@@ -53,14 +54,13 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> Describe
                     return result;
                 }
                 GROUP => {
-                    let shares = ctx.shared.shares();
-                    let set = shares.configs.get(resource.resource_name.as_str());
-                    crate::share_groups::GROUP_CONFIGS
+                    let set = state.groups().configs().get(resource.resource_name.as_str());
+                    GROUP_CONFIGS
                         .iter()
                         .map(|(name, kind, _)| match set.and_then(|s| s.get(*name)) {
                             Some(value) => (name.to_string(), value.clone(), GROUP_CONFIG, *kind),
                             None => {
-                                let value = crate::share_groups::config::default_value(name, &ctx.shared.config);
+                                let value = default_value(name, &ctx.shared.config);
                                 (name.to_string(), value, DEFAULT_CONFIG, *kind)
                             }
                         })
@@ -120,5 +120,5 @@ pub(crate) fn alterable_topic<'s>(
     if resource_type != TOPIC {
         return Err((ErrorCode::INVALID_REQUEST, Some("only topic configs can be altered here")));
     }
-    state.topics.get_mut(name).ok_or((ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, None))
+    state.topics_mut().get_mut(name).ok_or((ErrorCode::UNKNOWN_TOPIC_OR_PARTITION, None))
 }

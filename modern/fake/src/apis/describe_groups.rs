@@ -4,8 +4,9 @@ use kwire::messages::describe_groups_response::{DescribedGroup, DescribedGroupMe
 use kwire::messages::{DescribeGroupsRequest, DescribeGroupsResponse};
 use kwire::{Bytes, ErrorCode, StrBytes};
 
-use super::{coordinates, Ctx};
-use crate::groups::Phase;
+use super::Ctx;
+use crate::groups::classic::Phase;
+use crate::groups::Group;
 
 /// DescribeGroups v6 answers GROUP_ID_NOT_FOUND for a group that does not exist (KIP-1043);
 /// before, such a group is described as Dead.
@@ -21,22 +22,28 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeGroupsRequest) -> DescribeG
         .iter()
         .map(|id| {
             let mut described = DescribedGroup { group_id: id.clone(), ..Default::default() };
-            if let Err(code) = coordinates(&state, ctx.node, id) {
+            if let Err(code) = state.coordinates(ctx.node, id) {
                 described.error_code = code;
                 return described;
             }
-            // A KIP-848 group is not described here (its offsets' classic group is not shown).
-            let consumer = crate::consumer_groups::is_consumer_group(&state, id);
-            let Some(group) = state.groups.get(id.as_str()).filter(|_| !consumer) else {
-                described.group_state = StrBytes::from_static_str("Dead");
-                if ctx.version >= NOT_FOUND_FROM {
-                    described.error_code = ErrorCode::GROUP_ID_NOT_FOUND;
-                    let why = if consumer { "is not a classic group" } else { "not found" };
-                    described.error_message = Some(StrBytes::from(format!("Group {id} {why}.")));
-                } else {
-                    described.authorized_operations = operations;
+            // Only a classic group is described here.
+            let group = match state.group(id) {
+                Some(Group::Classic(group)) => Ok(group),
+                Some(_) => Err("is not a classic group"),
+                None => Err("not found"),
+            };
+            let group = match group {
+                Ok(group) => group,
+                Err(why) => {
+                    described.group_state = StrBytes::from_static_str("Dead");
+                    if ctx.version >= NOT_FOUND_FROM {
+                        described.error_code = ErrorCode::GROUP_ID_NOT_FOUND;
+                        described.error_message = Some(StrBytes::from(format!("Group {id} {why}.")));
+                    } else {
+                        described.authorized_operations = operations;
+                    }
+                    return described;
                 }
-                return described;
             };
             described.group_state = StrBytes::from_static_str(group.phase.name());
             described.authorized_operations = operations;

@@ -10,24 +10,24 @@ use kwire::messages::describe_share_group_offsets_response::{
 use kwire::messages::{DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse};
 use kwire::{ErrorCode, StrBytes, TopicName};
 
-use super::{coordinates, Ctx};
+use super::Ctx;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeShareGroupOffsetsRequest) -> DescribeShareGroupOffsetsResponse {
     let state = ctx.shared.state();
-    let shares = ctx.shared.shares();
+    let shares = state.shares();
     let groups = request
         .groups
         .iter()
         .map(|g| {
             let id = g.group_id.to_string();
             let mut out = DescribeShareGroupOffsetsResponseGroup { group_id: g.group_id.clone(), ..Default::default() };
-            if let Err(code) = coordinates(&state, ctx.node, &id) {
+            if let Err(code) = state.coordinates(ctx.node, &id) {
                 out.error_code = code;
                 return out;
             }
-            if !shares.groups.contains_key(&id) {
-                out.error_code = ErrorCode::GROUP_ID_NOT_FOUND;
-                out.error_message = Some(StrBytes::from(format!("Group {id} not found.")));
+            if let Err((code, message)) = state.groups().share(&id) {
+                out.error_code = code;
+                out.error_message = Some(StrBytes::from(message));
                 return out;
             }
             // (topic name, partitions) asked for, or every partition the group has read.
@@ -40,7 +40,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeShareGroupOffsetsRequest) -
                     for (group, topic, index) in shares.partitions.keys() {
                         if *group == id {
                             if let Some(name) = state.name_of(*topic) {
-                                read.entry(name).or_default().push(*index);
+                                read.entry(name.to_string()).or_default().push(*index);
                             }
                         }
                     }
@@ -50,7 +50,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeShareGroupOffsetsRequest) -
             out.topics = wanted
                 .into_iter()
                 .map(|(name, indexes)| {
-                    let topic = state.topics.get(&name);
+                    let topic = state.topic(&name);
                     let topic_id = topic.map(|t| t.id).unwrap_or_default();
                     let partitions = indexes
                         .into_iter()
@@ -62,7 +62,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeShareGroupOffsetsRequest) -
                                 lag: -1,
                                 ..Default::default()
                             };
-                            let Some(part) = topic.and_then(|t| t.partitions.get(usize::try_from(index).ok()?)) else {
+                            let Some(part) = topic.and_then(|t| t.partition(index)) else {
                                 p.error_code = ErrorCode::UNKNOWN_TOPIC_OR_PARTITION;
                                 return p;
                             };

@@ -12,7 +12,7 @@ use super::Ctx;
 pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeTopicPartitionsRequest) -> DescribeTopicPartitionsResponse {
     let state = ctx.shared.state();
     let mut names: Vec<String> = if request.topics.is_empty() {
-        state.topics.keys().cloned().collect()
+        state.topics().names().cloned().collect()
     } else {
         request.topics.iter().map(|t| t.name.to_string()).collect()
     };
@@ -23,7 +23,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeTopicPartitionsRequest) -> 
     let mut topics = Vec::new();
     let mut next_cursor = None;
     for name in names.into_iter().filter(|n| *n >= from_topic) {
-        let Some(topic) = state.topics.get(&name) else {
+        let Some(topic) = state.topic(&name) else {
             topics.push(DescribeTopicPartitionsResponseTopic {
                 error_code: ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
                 name: Some(TopicName(StrBytes::from(name))),

@@ -7,7 +7,7 @@ use kwire::messages::describe_transactions_response::{TopicData, TransactionStat
 use kwire::messages::{DescribeTransactionsRequest, DescribeTransactionsResponse};
 use kwire::{ErrorCode, ProducerId, StrBytes, TopicName};
 
-use super::{coordinates, Ctx};
+use super::Ctx;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeTransactionsRequest) -> DescribeTransactionsResponse {
     let state = ctx.shared.state();
@@ -16,8 +16,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeTransactionsRequest) -> Des
         .iter()
         .map(|id| {
             let mut described = TransactionState { transactional_id: id.clone(), ..Default::default() };
-            let found = coordinates(&state, ctx.node, id.as_str())
-                .and_then(|()| state.transactions.by_id.get(id.as_str()).ok_or(ErrorCode::TRANSACTIONAL_ID_NOT_FOUND));
+            let found = state.coordinates(ctx.node, id.as_str()).and_then(|()| {
+                state.transactions().by_id.get(id.as_str()).ok_or(ErrorCode::TRANSACTIONAL_ID_NOT_FOUND)
+            });
             match found {
                 Err(code) => described.error_code = code,
                 Ok(txn) => {

@@ -4,7 +4,7 @@
 use kwire::messages::{EndTxnRequest, EndTxnResponse};
 use kwire::ProducerId;
 
-use super::{coordinates, fenced, Ctx};
+use super::{fenced, Ctx};
 use crate::transactions::Producer;
 
 /// EndTxn v5 is transactions v2.
@@ -19,7 +19,8 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: EndTxnRequest) -> EndTxnResponse {
         id: request.producer_id.0,
         epoch: request.producer_epoch,
     };
-    let outcome = coordinates(&state, ctx.node, p.transactional_id)
+    let outcome = state
+        .coordinates(ctx.node, p.transactional_id)
         .and_then(|()| state.end_transaction(p, request.committed, ctx.version >= V2_FROM));
     drop(state);
     // Markers were written: read_committed fetches may move on.

@@ -11,7 +11,7 @@ use kwire::messages::fetch_response::{FetchableTopicResponse, LeaderIdAndEpoch, 
 use kwire::messages::{FetchRequest, FetchResponse};
 use kwire::{BrokerId, ErrorCode, Records, TopicName};
 
-use crate::cluster::Shared;
+use crate::shared::Shared;
 
 /// Fetch v13 names topics by id.
 const TOPIC_IDS_FROM: i16 = 13;
@@ -67,7 +67,7 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
         .iter()
         .map(|topic| {
             let name =
-                if version >= TOPIC_IDS_FROM { state.name_of(topic.topic_id) } else { Some(topic.topic.0.to_string()) };
+                if version >= TOPIC_IDS_FROM { state.name_of(topic.topic_id).map(str::to_string) } else { Some(topic.topic.0.to_string()) };
             let partitions = topic
                 .partitions
                 .iter()
@@ -88,7 +88,7 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                         failed = true;
                         return data;
                     };
-                    let partition = match state.partition_for(name, p.partition, node) {
+                    let partition = match state.led_partition(name, p.partition, node) {
                         Ok(partition) => partition,
                         Err(code) => {
                             tracing::debug!(topic = %name, partition = p.partition, node, %code, "Fetch refused");
@@ -97,7 +97,7 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                             if code == ErrorCode::NOT_LEADER_OR_FOLLOWER && version >= 12 {
                                 // KIP-951: say who leads now.
                                 if let Some(part) =
-                                    state.topics.get(name).and_then(|t| t.partitions.get(p.partition as usize))
+                                    state.topic(name).and_then(|t| t.partitions.get(p.partition as usize))
                                 {
                                     data.current_leader = LeaderIdAndEpoch {
                                         leader_id: BrokerId(part.leader),

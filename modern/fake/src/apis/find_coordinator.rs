@@ -16,7 +16,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: FindCoordinatorRequest) -> FindCoor
         let mut entry = Coordinator { key: key.clone(), node_id: BrokerId(-1), port: -1, ..Default::default() };
         match (request.key_type, state.coordinator_of(key)) {
             (0 | 1, Some(node)) => {
-                let info = &state.nodes[&node];
+                let info = state.node(node).expect("a coordinator is a node");
                 entry.node_id = BrokerId(node);
                 entry.host = StrBytes::from(info.host.clone());
                 entry.port = info.port;

@@ -5,14 +5,14 @@ use std::time::Instant;
 use kwire::messages::{HeartbeatRequest, HeartbeatResponse};
 use kwire::ErrorCode;
 
-use super::{coordinates, Ctx};
-use crate::groups::Phase;
+use super::Ctx;
+use crate::groups::classic::Phase;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: HeartbeatRequest) -> HeartbeatResponse {
     let mut state = ctx.shared.state();
     let error_code = (|| {
-        coordinates(&state, ctx.node, &request.group_id)?;
-        let group = state.groups.get_mut(request.group_id.as_str()).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;
+        state.coordinates(ctx.node, &request.group_id)?;
+        let group = state.groups_mut().classic_mut(&request.group_id).ok_or(ErrorCode::UNKNOWN_MEMBER_ID)?;
         let member = request.member_id.to_string();
         group.check_instance(&member, request.group_instance_id.as_deref())?;
         if !group.members.contains_key(&member) {

@@ -8,6 +8,7 @@ use kwire::{ErrorCode, StrBytes};
 
 use super::describe_configs::alterable_topic;
 use super::Ctx;
+use crate::groups::configs::check;
 use crate::topic_configs::{topic_config, valid_value, Kind};
 
 const SET: i8 = 0;
@@ -27,7 +28,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> 
                 ..Default::default()
             };
             if resource.resource_type == super::describe_configs::GROUP {
-                if let Err((code, message)) = alter_group(ctx, resource, request.validate_only) {
+                if let Err((code, message)) = alter_group(&mut state, resource, request.validate_only) {
                     response.error_code = code;
                     response.error_message = Some(StrBytes::from(message));
                 }
@@ -103,23 +104,22 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> 
 
 /// SET and DELETE on a group's share.* configs (the group need not exist yet), all or none.
 fn alter_group(
-    ctx: &Ctx<'_>,
+    state: &mut crate::state::State,
     resource: &kwire::messages::incremental_alter_configs_request::AlterConfigsResource,
     validate_only: bool,
 ) -> Result<(), (ErrorCode, String)> {
-    let mut shares = ctx.shared.shares();
-    let group = resource.resource_name.to_string();
-    let mut configs = shares.configs.get(&group).cloned().unwrap_or_default();
+    let group = resource.resource_name.as_str();
+    let mut configs = state.groups().configs().get(group).cloned().unwrap_or_default();
     for change in &resource.configs {
         let name = change.name.to_string();
         let value = change.value.as_ref().map(|v| v.to_string());
         match (change.config_operation, value) {
             (SET, Some(v)) => {
-                crate::share_groups::config::check(&name, &v).map_err(|m| (ErrorCode::INVALID_CONFIG, m))?;
+                check(&name, &v).map_err(|m| (ErrorCode::INVALID_CONFIG, m))?;
                 configs.insert(name, v);
             }
             (DELETE, _) => {
-                crate::share_groups::config::check(&name, "")
+                check(&name, "")
                     .or_else(|m| if m.starts_with("Unknown") { Err(m) } else { Ok(()) })
                     .map_err(|m| (ErrorCode::INVALID_CONFIG, m))?;
                 configs.remove(&name);
@@ -131,7 +131,7 @@ fn alter_group(
         }
     }
     if !validate_only {
-        shares.configs.insert(group, configs);
+        state.groups_mut().configs_mut().set(group, configs);
     }
     Ok(())
 }

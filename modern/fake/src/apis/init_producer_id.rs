@@ -4,7 +4,7 @@
 use kwire::messages::{InitProducerIdRequest, InitProducerIdResponse};
 use kwire::ProducerId;
 
-use super::{coordinates, fenced, Ctx};
+use super::{fenced, Ctx};
 
 /// InitProducerId v4 learned PRODUCER_FENCED (older clients get INVALID_PRODUCER_EPOCH).
 const FENCED_FROM: i16 = 4;
@@ -12,13 +12,12 @@ const FENCED_FROM: i16 = 4;
 pub(crate) fn handle(ctx: &Ctx<'_>, request: InitProducerIdRequest) -> InitProducerIdResponse {
     let mut state = ctx.shared.state();
     let Some(transactional_id) = &request.transactional_id else {
-        let id = state.next_producer_id;
-        state.next_producer_id += 1;
+        let id = state.new_producer_id();
         return InitProducerIdResponse { producer_id: ProducerId(id), producer_epoch: 0, ..Default::default() };
     };
     let id = transactional_id.as_str();
     let expected = (request.producer_id.0 >= 0).then_some((request.producer_id.0, request.producer_epoch));
-    let answer = coordinates(&state, ctx.node, id).and_then(|()| {
+    let answer = state.coordinates(ctx.node, id).and_then(|()| {
         state.init_transactional(id, request.transaction_timeout_ms, expected, fenced(ctx.version, FENCED_FROM))
     });
     match answer {

@@ -8,8 +8,8 @@ use kwire::messages::join_group_response::JoinGroupResponseMember;
 use kwire::messages::{JoinGroupRequest, JoinGroupResponse};
 use kwire::{ErrorCode, StrBytes};
 
-use super::{coordinates, Ctx};
-use crate::groups::{Group, JoinRequest, JoinStep};
+use super::Ctx;
+use crate::groups::classic::{JoinRequest, JoinStep};
 
 /// JoinGroup v4 asks a new member to join again with the id it is given (KIP-394).
 const KNOWN_MEMBER_ID_FROM: i16 = 4;
@@ -37,17 +37,19 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGrou
     };
     let member_id = {
         let mut state = ctx.shared.state();
-        if let Err(code) = coordinates(&state, ctx.node, &group_id) {
+        if let Err(code) = state.coordinates(ctx.node, &group_id) {
             return refuse(code, join.member_id);
         }
         if group_id.is_empty() {
             return refuse(ErrorCode::INVALID_GROUP_ID, join.member_id);
         }
         let now = Instant::now();
-        let group = state
-            .groups
-            .entry(group_id.clone())
-            .or_insert_with(|| Group::new(now, ctx.shared.config.group_initial_rebalance_delay));
+        // A share group, or a consumer group with members, is not joined (Kafka answers
+        // without a member id).
+        let group = match state.groups_mut().classic_to_join(&group_id, now) {
+            Ok(group) => group,
+            Err(code) => return refuse(code, String::new()),
+        };
         tracing::debug!(group = %group_id, member = %join.member_id, phase = ?group.phase, generation = group.generation, "JoinGroup");
         match group.join(join, now) {
             JoinStep::Refuse(code, member_id) => return refuse(code, member_id),
@@ -61,7 +63,8 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGrou
         changed.as_mut().enable();
         {
             let mut state = ctx.shared.state();
-            let Some(member) = state.groups.get_mut(&group_id).and_then(|g| g.members.get_mut(&member_id)) else {
+            let member = state.groups_mut().classic_mut(&group_id).and_then(|g| g.members.get_mut(&member_id));
+            let Some(member) = member else {
                 return refuse(ErrorCode::UNKNOWN_MEMBER_ID, member_id);
             };
             if let Some(answer) = member.join_answer.take() {

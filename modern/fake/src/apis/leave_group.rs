@@ -6,7 +6,7 @@ use kwire::messages::leave_group_response::MemberResponse;
 use kwire::messages::{LeaveGroupRequest, LeaveGroupResponse};
 use kwire::ErrorCode;
 
-use super::{coordinates, Ctx};
+use super::Ctx;
 
 /// LeaveGroup v3 names several members.
 const BATCHED_FROM: i16 = 3;
@@ -14,10 +14,10 @@ const BATCHED_FROM: i16 = 3;
 pub(crate) fn handle(ctx: &Ctx<'_>, request: LeaveGroupRequest) -> LeaveGroupResponse {
     let response = {
         let mut state = ctx.shared.state();
-        if let Err(error_code) = coordinates(&state, ctx.node, &request.group_id) {
+        if let Err(error_code) = state.coordinates(ctx.node, &request.group_id) {
             return LeaveGroupResponse { error_code, ..Default::default() };
         }
-        let Some(group) = state.groups.get_mut(request.group_id.as_str()) else {
+        let Some(group) = state.groups_mut().classic_mut(&request.group_id) else {
             return LeaveGroupResponse { error_code: ErrorCode::UNKNOWN_MEMBER_ID, ..Default::default() };
         };
         // v3+: a static member may be named by its instance id alone (KIP-345's admin removal);

@@ -5,8 +5,8 @@ use kwire::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListO
 use kwire::messages::{ListOffsetsRequest, ListOffsetsResponse};
 use kwire::ErrorCode;
 
-use crate::cluster::Shared;
 use crate::log::Found;
+use crate::shared::Shared;
 
 const LATEST: i64 = -1;
 const EARLIEST: i64 = -2;
@@ -29,7 +29,7 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, ve
                         offset: -1,
                         ..Default::default()
                     };
-                    match state.partition_for(&name, p.partition_index, node) {
+                    match state.led_partition(&name, p.partition_index, node) {
                         Err(code) => response.error_code = code,
                         Ok(partition) => {
                             if let Err(code) = super::check_leader_epoch(p.current_leader_epoch, partition.leader_epoch)

@@ -30,7 +30,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ListTransactionsRequest) -> ListTra
     let unknown_state_filters =
         request.state_filters.iter().filter(|s| !TxnState::KAFKA_NAMES.contains(&s.as_str())).cloned().collect();
     let transaction_states = state
-        .transactions
+        .transactions()
         .by_id
         .iter()
         .filter(|(id, _)| state.coordinator_of(id) == Some(ctx.node))

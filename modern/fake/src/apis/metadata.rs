@@ -6,7 +6,7 @@ use kwire::messages::metadata_response::{MetadataResponseBroker, MetadataRespons
 use kwire::messages::{MetadataRequest, MetadataResponse};
 use kwire::{BrokerId, ErrorCode, StrBytes, TopicName, Uuid};
 
-use crate::cluster::Shared;
+use crate::shared::Shared;
 use crate::state::{valid_topic_name, State};
 
 pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) -> MetadataResponse {
@@ -24,7 +24,7 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
         version >= 8 && request.include_topic_authorized_operations,
     );
     let mut topics: Vec<MetadataResponseTopic> = match request.topics {
-        _ if every => state.topics.keys().map(|name| topic(&state, name, Uuid::nil())).collect(),
+        _ if every => state.topics().names().map(|name| topic(&state, name, Uuid::nil())).collect(),
         None => Vec::new(),
         Some(asked) => asked
             .into_iter()
@@ -32,7 +32,7 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
                 let name = match t.name {
                     Some(name) => name.0.to_string(),
                     None => match state.name_of(t.topic_id) {
-                        Some(name) => name,
+                        Some(name) => name.to_string(),
                         None => return unknown(None, t.topic_id, ErrorCode::UNKNOWN_TOPIC_ID),
                     },
                 };
@@ -53,18 +53,17 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
     }
     MetadataResponse {
         brokers: state
-            .nodes
-            .iter()
+            .nodes()
             .filter(|(_, n)| n.alive)
             .map(|(id, n)| MetadataResponseBroker {
-                node_id: BrokerId(*id),
+                node_id: BrokerId(id),
                 host: StrBytes::from(n.host.clone()),
                 port: n.port,
                 rack: None,
                 ..Default::default()
             })
             .collect(),
-        cluster_id: Some(StrBytes::from(state.cluster_id.clone())),
+        cluster_id: Some(StrBytes::from(state.cluster_id().to_string())),
         controller_id: BrokerId(state.live_nodes().first().copied().unwrap_or(-1)),
         cluster_authorized_operations: if cluster_ops { super::authorized::CLUSTER } else { i32::MIN },
         topics,
@@ -74,7 +73,7 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
 
 /// A topic's entry, or UNKNOWN_TOPIC_OR_PARTITION.
 fn topic(state: &State, name: &str, asked_id: Uuid) -> MetadataResponseTopic {
-    let Some(topic) = state.topics.get(name) else {
+    let Some(topic) = state.topic(name) else {
         return unknown(Some(name), asked_id, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
     };
     MetadataResponseTopic {
@@ -87,7 +86,7 @@ fn topic(state: &State, name: &str, asked_id: Uuid) -> MetadataResponseTopic {
             .map(|(i, p)| {
                 let replicas: Vec<BrokerId> = p.replicas.iter().map(|r| BrokerId(*r)).collect();
                 let offline: Vec<BrokerId> =
-                    replicas.iter().copied().filter(|r| !state.nodes.get(&r.0).is_some_and(|n| n.alive)).collect();
+                    replicas.iter().copied().filter(|r| !state.node(r.0).is_some_and(|n| n.alive)).collect();
                 let isr: Vec<BrokerId> = replicas.iter().copied().filter(|r| !offline.contains(r)).collect();
                 MetadataResponsePartition {
                     error_code: if isr.contains(&BrokerId(p.leader)) {

@@ -5,7 +5,7 @@ mod add_offsets_to_txn;
 mod add_partitions_to_txn;
 mod alter_configs;
 mod alter_share_group_offsets;
-pub(crate) mod api_versions;
+mod api_versions;
 mod consumer_group_describe;
 mod consumer_group_heartbeat;
 mod create_partitions;
@@ -44,10 +44,12 @@ mod share_group_heartbeat;
 mod sync_group;
 mod txn_offset_commit;
 
+use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::{ApiKey, RequestKind, ResponseKind};
 use kwire::VersionRange;
 
-use crate::cluster::Shared;
+pub(crate) use crate::errors::{can_fail, error_response};
+use crate::shared::Shared;
 
 /// What a handler knows of the request besides its body.
 pub(crate) struct Ctx<'a> {
@@ -131,6 +133,22 @@ pub(crate) fn served_versions(shared: &Shared, api: ApiKey) -> Option<VersionRan
     }
 }
 
+/// Every served API with the versions served.
+pub(crate) fn advertised(shared: &Shared) -> Vec<ApiVersion> {
+    SERVED
+        .iter()
+        .filter_map(|api| {
+            let versions = served_versions(shared, *api)?;
+            Some(ApiVersion {
+                api_key: api.key(),
+                min_version: versions.min,
+                max_version: versions.max,
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
 /// Whether `api` at `version` is answered (anything else closes the connection, as Kafka
 /// closes it for a request it does not advertise).
 pub(crate) fn served(shared: &Shared, api: ApiKey, version: i16) -> bool {
@@ -194,16 +212,6 @@ pub(crate) fn fenced(version: i16, since: i16) -> kwire::ErrorCode {
         kwire::ErrorCode::PRODUCER_FENCED
     } else {
         kwire::ErrorCode::INVALID_PRODUCER_EPOCH
-    }
-}
-
-/// Whether this node coordinates `group` (or a transactional id): NOT_COORDINATOR otherwise, as
-/// Kafka answers a client whose coordinator moved.
-pub(crate) fn coordinates(state: &crate::state::State, node: i32, group: &str) -> Result<(), kwire::ErrorCode> {
-    match state.coordinator_of(group) {
-        Some(n) if n == node => Ok(()),
-        Some(_) => Err(kwire::ErrorCode::NOT_COORDINATOR),
-        None => Err(kwire::ErrorCode::COORDINATOR_NOT_AVAILABLE),
     }
 }
 

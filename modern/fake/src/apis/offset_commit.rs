@@ -2,7 +2,6 @@
 //! v9+) commits, or anyone with a negative epoch for a group without members, as admin tools
 //! and manually assigned consumers do.
 
-use std::collections::btree_map::Entry;
 use std::time::Instant;
 
 use kwire::messages::offset_commit_request::OffsetCommitRequestTopic;
@@ -10,9 +9,9 @@ use kwire::messages::offset_commit_response::{OffsetCommitResponsePartition, Off
 use kwire::messages::{OffsetCommitRequest, OffsetCommitResponse};
 use kwire::{ErrorCode, Uuid};
 
-use super::{coordinates, Ctx};
-use crate::consumer_groups::is_consumer_group;
-use crate::groups::{Committed, Group, Phase};
+use super::Ctx;
+use crate::groups::offsets::Committed;
+use crate::groups::Group;
 use crate::state::State;
 
 /// OffsetCommit v9 carries a KIP-848 member's epoch, and learned GROUP_ID_NOT_FOUND.
@@ -26,7 +25,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
     // Each topic's name: by id from v10 (None for an id no topic has).
     let name = |topic: &OffsetCommitRequestTopic| {
         if ctx.version >= TOPIC_IDS_FROM {
-            state.name_of(topic.topic_id)
+            state.name_of(topic.topic_id).map(str::to_string)
         } else {
             Some(topic.name.to_string())
         }
@@ -60,9 +59,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
                                 p.committed_leader_epoch,
                                 p.committed_metadata.as_ref(),
                             );
-                            if let Some(group) = state.groups.get_mut(&group_id) {
-                                group.offsets.insert((name, p.partition_index), committed);
-                            }
+                            state.groups_mut().offsets_mut().commit(&group_id, (name, p.partition_index), committed);
                             ErrorCode::NONE
                         }
                     };
@@ -93,7 +90,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
 /// `name`'s `partition` as (topic id, partition), if the topic and partition exist: what a
 /// KIP-848 group checks its committing member holds.
 pub(super) fn known_partition(state: &State, name: Option<&str>, partition: i32) -> Option<(Uuid, i32)> {
-    let topic = state.topics.get(name?)?;
+    let topic = state.topic(name?)?;
     (0..topic.partitions.len() as i32).contains(&partition).then_some((topic.id, partition))
 }
 
@@ -103,53 +100,34 @@ fn early(code: ErrorCode) -> bool {
 }
 
 /// Whether the group takes this commit of `partitions` (topic id, partition), after Kafka's
-/// `OffsetMetadataManager.validateOffsetCommit`; the group that keeps the offsets exists after.
+/// `OffsetMetadataManager.validateOffsetCommit`: each kind of group checks its own way, and a
+/// commit from outside any group (a negative epoch) creates Kafka's "simple" classic group.
 fn validate(
     ctx: &Ctx<'_>,
     state: &mut State,
     request: &OffsetCommitRequest,
     partitions: &[(Uuid, i32)],
 ) -> Result<(), ErrorCode> {
-    let group_id = request.group_id.to_string();
-    coordinates(state, ctx.node, &group_id)?;
+    let group_id = request.group_id.as_str();
+    state.coordinates(ctx.node, group_id)?;
     let epoch = request.generation_id_or_member_epoch;
     let member = request.member_id.as_str();
-    let new_group = || Group::new(Instant::now(), ctx.shared.config.group_initial_rebalance_delay);
-    if is_consumer_group(state, &group_id) {
-        state.consumer_groups[&group_id].validate_offset_commit(member, epoch, Some(ctx.version), partitions)?;
-        // Its offsets are kept by the classic group of the same id.
-        state.groups.entry(group_id).or_insert_with(new_group);
-        return Ok(());
+    let now = Instant::now();
+    match state.groups_mut().get_mut(group_id) {
+        Some(Group::Classic(group)) => {
+            group.validate_offset_commit(member, request.group_instance_id.as_deref(), epoch, now)
+        }
+        Some(Group::Consumer(group)) => group.validate_offset_commit(member, epoch, Some(ctx.version), partitions),
+        // Kafka's share group: "is not a consumer group".
+        Some(Group::Share(_)) => Err(ErrorCode::GROUP_ID_NOT_FOUND),
+        None if epoch < 0 => {
+            state.groups_mut().new_classic(group_id, now);
+            Ok(())
+        }
+        // A member's commit to a group that does not exist is refused.
+        None if ctx.version >= MEMBER_EPOCH_FROM => Err(ErrorCode::GROUP_ID_NOT_FOUND),
+        None => Err(ErrorCode::ILLEGAL_GENERATION),
     }
-    let group = match state.groups.entry(group_id) {
-        Entry::Occupied(group) => group.into_mut(),
-        // A commit from outside any group creates one (Kafka's "simple" group); a member's
-        // commit to a group that does not exist is refused.
-        Entry::Vacant(none) if epoch < 0 => none.insert(new_group()),
-        Entry::Vacant(_) if ctx.version >= MEMBER_EPOCH_FROM => return Err(ErrorCode::GROUP_ID_NOT_FOUND),
-        Entry::Vacant(_) => return Err(ErrorCode::ILLEGAL_GENERATION),
-    };
-    // Kafka's `ClassicGroup.validateOffsetCommit`: with a negative generation anyone commits
-    // while the group has no members; without member id or instance id nobody else does. A
-    // member needs its instance id's current member id and the group's generation, and may
-    // commit while a round of joins runs (before it rejoins), not between its end and the
-    // leader's assignment.
-    if epoch < 0 && group.phase == Phase::Empty {
-        return Ok(());
-    }
-    let instance = request.group_instance_id.as_deref();
-    if epoch < 0 && member.is_empty() && instance.is_none() {
-        return Err(ErrorCode::UNKNOWN_MEMBER_ID);
-    }
-    group.check_instance(member, instance)?;
-    group.check_member(member, epoch)?;
-    if group.phase == Phase::CompletingRebalance {
-        return Err(ErrorCode::REBALANCE_IN_PROGRESS);
-    }
-    if let Some(m) = group.members.get_mut(member) {
-        m.last_seen = Instant::now();
-    }
-    Ok(())
 }
 
 /// Where one partition of an offset commit goes: an unknown topic (by id, v10+, or by name) or
@@ -163,7 +141,7 @@ pub(crate) fn committable(
     partition: i32,
 ) -> Result<String, ErrorCode> {
     let name = name.ok_or(ErrorCode::UNKNOWN_TOPIC_ID)?;
-    let known = state.topics.get(name).is_some_and(|t| (0..t.partitions.len() as i32).contains(&partition));
+    let known = state.topic(name).is_some_and(|t| t.has_partition(partition));
     match group_error {
         _ if !known => Err(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION),
         Some(code) => Err(code),

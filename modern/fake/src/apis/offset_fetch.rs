@@ -9,8 +9,8 @@ use kwire::messages::offset_fetch_response::{
 use kwire::messages::{OffsetFetchRequest, OffsetFetchResponse};
 use kwire::{ErrorCode, StrBytes, TopicName, Uuid};
 
-use super::{coordinates, Ctx};
-use crate::consumer_groups::is_consumer_group;
+use super::Ctx;
+use crate::groups::Group;
 use crate::state::State;
 
 /// OffsetFetch v8 asks for several groups.
@@ -30,15 +30,13 @@ type Answered = Vec<(String, Uuid, Vec<(i32, Found)>)>;
 /// with a commit. `require_stable` (v7+): a partition with an offset in an open transaction
 /// is UNSTABLE_OFFSET_COMMIT, for the consumer to ask again once it ended.
 fn fetch(state: &State, group: &str, asked: Option<Asked>, require_stable: bool) -> Answered {
-    let offsets = state.groups.get(group).map(|g| &g.offsets);
-    let unstable = |topic: &str, p: i32| {
-        require_stable && state.groups.get(group).is_some_and(|g| g.has_pending_offset(&(topic.to_string(), p)))
-    };
+    let offsets = state.groups().offsets();
+    let unstable = |topic: &str, p: i32| require_stable && offsets.is_pending(group, topic, p);
     let found = |topic: &str, p: i32| -> Found {
         if unstable(topic, p) {
             return (-1, -1, Some(StrBytes::default()), ErrorCode::UNSTABLE_OFFSET_COMMIT);
         }
-        match offsets.and_then(|o| o.get(&(topic.to_string(), p))) {
+        match offsets.committed(group, topic, p) {
             Some(c) => (
                 c.offset,
                 c.leader_epoch,
@@ -68,13 +66,13 @@ fn fetch(state: &State, group: &str, asked: Option<Asked>, require_stable: bool)
             .collect(),
         None => {
             let mut by_topic: std::collections::BTreeMap<String, Vec<(i32, Found)>> = Default::default();
-            for ((topic, p), _) in offsets.into_iter().flatten() {
+            for ((topic, p), _) in offsets.of_group(group) {
                 by_topic.entry(topic.clone()).or_default().push((*p, found(topic, *p)));
             }
             by_topic
                 .into_iter()
                 .map(|(name, rows)| {
-                    let id = state.topics.get(&name).map_or(Uuid::nil(), |t| t.id);
+                    let id = state.topic(&name).map_or(Uuid::nil(), |t| t.id);
                     (name, id, rows)
                 })
                 .collect()
@@ -86,7 +84,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchR
     let state = ctx.shared.state();
     if ctx.version < BATCHED_FROM {
         let group = request.group_id.to_string();
-        if let Err(error_code) = coordinates(&state, ctx.node, &group) {
+        if let Err(error_code) = state.coordinates(ctx.node, &group) {
             return OffsetFetchResponse { error_code, ..Default::default() };
         }
         let asked = request.topics.map(|ts| {
@@ -118,11 +116,12 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchR
         .map(|g| {
             let group = g.group_id.to_string();
             let member_id = g.member_id.as_deref();
-            let allowed = coordinates(&state, ctx.node, &group).and_then(|()| {
-                // Kafka's `ConsumerGroup.validateOffsetFetch`; a classic group checks neither.
-                match is_consumer_group(&state, &group) {
-                    true => state.consumer_groups[&group].validate_offset_fetch(member_id, g.member_epoch),
-                    false => Ok(()),
+            let allowed = state.coordinates(ctx.node, &group).and_then(|()| {
+                // Kafka's `ConsumerGroup.validateOffsetFetch`; a classic group checks neither, and
+                // a share group has no offsets of this kind to fetch.
+                match state.group(&group) {
+                    Some(Group::Consumer(consumer)) => consumer.validate_offset_fetch(member_id, g.member_epoch),
+                    _ => Ok(()),
                 }
             });
             if let Err(error_code) = allowed {
@@ -132,7 +131,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchR
                 ts.iter()
                     .map(|t| {
                         let name = if ctx.version >= TOPIC_IDS_FROM {
-                            state.name_of(t.topic_id).unwrap_or_default()
+                            state.name_of(t.topic_id).unwrap_or_default().to_string()
                         } else {
                             t.name.to_string()
                         };

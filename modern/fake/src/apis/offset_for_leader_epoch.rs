@@ -22,7 +22,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetForLeaderEpochRequest) -> Off
                         end_offset: -1,
                         ..Default::default()
                     };
-                    match state.partition_for(&topic.topic, p.partition, ctx.node) {
+                    match state.led_partition(&topic.topic, p.partition, ctx.node) {
                         Err(code) => result.error_code = code,
                         Ok(partition) => match check_leader_epoch(p.current_leader_epoch, partition.leader_epoch) {
                             Err(code) => result.error_code = code,

@@ -8,8 +8,8 @@ use kwire::messages::{ProduceRequest, ProduceResponse};
 use kwire::{ErrorCode, Records, TopicName};
 use kwire_records::{Batch, RecordsExt};
 
-use crate::cluster::Shared;
 use crate::producers::Verdict;
+use crate::shared::Shared;
 use crate::state::State;
 use crate::transactions::Producer;
 
@@ -30,8 +30,11 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
         .topic_data
         .into_iter()
         .map(|topic| {
-            let name =
-                if version >= TOPIC_IDS_FROM { state.name_of(topic.topic_id) } else { Some(topic.name.0.to_string()) };
+            let name = if version >= TOPIC_IDS_FROM {
+                state.name_of(topic.topic_id).map(str::to_string)
+            } else {
+                Some(topic.name.0.to_string())
+            };
             let partition_responses = topic
                 .partition_data
                 .into_iter()
@@ -55,7 +58,7 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
                             if with_log_start {
                                 response.log_start_offset = name
                                     .as_ref()
-                                    .and_then(|name| state.topics.get(name))
+                                    .and_then(|name| state.topic(name))
                                     .and_then(|t| t.partitions.get(usize::try_from(p.index).ok()?))
                                     .map_or(-1, |part| part.log.start_offset());
                             }
@@ -119,12 +122,11 @@ fn append(
     records: Option<&Records>,
 ) -> Result<(i64, i64, Option<i64>), Refused> {
     let max_bytes = state
-        .topics
-        .get(topic)
+        .topic(topic)
         .and_then(|t| t.configs.get("max.message.bytes"))
         .and_then(|v| v.parse().ok())
         .unwrap_or(DEFAULT_MAX_MESSAGE_BYTES);
-    state.partition_for(topic, index, node)?;
+    state.led_partition(topic, index, node)?;
     let records = records.ok_or(ErrorCode::INVALID_RECORD)?;
     let mut batches = records.batches();
     // v3 and later carry exactly one batch per partition.
@@ -148,7 +150,7 @@ fn append(
         in_transaction(state, version, header.producer_id, header.producer_epoch, (topic.to_string(), index))
             .map_err(|code| Refused { code, with_log_start: false })?;
     }
-    let partition = state.partition_for(topic, index, node)?;
+    let partition = state.led_partition(topic, index, node)?;
     let idempotent = header.producer_id >= 0;
     // Sequences wrap from i32::MAX to 0, as Kafka's `DefaultRecordBatch.incrementSequence`.
     let last = (i64::from(header.base_sequence) + i64::from(header.last_offset_delta)) % (i64::from(i32::MAX) + 1);
@@ -188,7 +190,7 @@ fn in_transaction(
     epoch: i16,
     partition: (String, i32),
 ) -> Result<(), ErrorCode> {
-    let Some((id, txn)) = state.transactions.of_producer(producer_id) else {
+    let Some((id, txn)) = state.transactions().of_producer(producer_id) else {
         return Err(ErrorCode::INVALID_PRODUCER_ID_MAPPING);
     };
     if epoch < txn.epoch {
@@ -197,9 +199,9 @@ fn in_transaction(
     if version >= TXN_V2_FROM {
         let id = id.clone();
         let p = Producer { transactional_id: &id, id: producer_id, epoch };
-        return state.transactions.add(p, ErrorCode::INVALID_PRODUCER_EPOCH, [partition], std::iter::empty());
+        return state.transactions_mut().add(p, ErrorCode::INVALID_PRODUCER_EPOCH, [partition], std::iter::empty());
     }
-    if state.transactions.holds(producer_id, &partition) {
+    if state.transactions().holds(producer_id, &partition) {
         Ok(())
     } else {
         Err(ErrorCode::INVALID_TXN_STATE)

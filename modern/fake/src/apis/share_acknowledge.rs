@@ -11,7 +11,7 @@ use kwire::{ErrorCode, Uuid};
 
 use super::share_fetch::{acknowledge, close_session, Acks};
 use super::Ctx;
-use crate::share_groups::next_epoch;
+use crate::share_partitions::next_epoch;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareAcknowledgeRequest) -> ShareAcknowledgeResponse {
     let shared = ctx.shared;
@@ -21,12 +21,11 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareAcknowledgeRequest) -> ShareAc
     if group.is_empty() || member.is_empty() {
         return failed(ErrorCode::INVALID_REQUEST);
     }
-    let state = shared.state();
-    let mut shares = shared.shares();
-    let settings = shares.settings(&group, &shared.config);
+    let mut state = shared.state();
+    let settings = state.groups().configs().settings(&group, &shared.config);
     let key = (group.clone(), member.clone(), ctx.node);
     let epoch = request.share_session_epoch;
-    match shares.sessions.get_mut(&key) {
+    match state.shares_mut().sessions.get_mut(&key) {
         _ if epoch == 0 => return failed(ErrorCode::INVALID_SHARE_SESSION_EPOCH),
         None => return failed(ErrorCode::SHARE_SESSION_NOT_FOUND),
         Some(session) if epoch != -1 && session.next_epoch != epoch => {
@@ -47,9 +46,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareAcknowledgeRequest) -> ShareAc
             (key, batches)
         })
         .collect();
-    let acked = acknowledge(&state, &mut shares, &group, &member, ctx.node, &acks, shared);
+    let acked = acknowledge(&mut state, &group, &member, ctx.node, &acks, shared);
     if epoch == -1 {
-        close_session(&mut shares, &key, shared);
+        close_session(state.shares_mut(), &key, shared);
     }
     let mut by_topic: BTreeMap<Uuid, Vec<PartitionData>> = BTreeMap::new();
     for ((topic, index), code) in acked {

@@ -18,9 +18,9 @@ use kwire::messages::{ShareFetchRequest, ShareFetchResponse};
 use kwire::{ErrorCode, Records, StrBytes, Uuid};
 
 use super::Ctx;
-use crate::share_groups::config::Reset;
-use crate::share_groups::{next_epoch, Session, SharePartition, Shares};
-use crate::state::State;
+use crate::groups::configs::Reset;
+use crate::share_partitions::{next_epoch, Session, SharePartition, SharePartitions};
+use crate::state::{State, Topics};
 
 /// The longest a share fetch waits, whatever it asks.
 const MAX_WAIT: Duration = Duration::from_secs(30);
@@ -66,9 +66,9 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: ShareFetchRequest) -> ShareFe
         return failed(ErrorCode::INVALID_REQUEST);
     }
     let (opened, acked, lock_ms) = {
-        let state = shared.state();
-        let mut shares = shared.shares();
-        let settings = shares.settings(&group, &shared.config);
+        let mut state = shared.state();
+        let settings = state.groups().configs().settings(&group, &shared.config);
+        let shares = state.shares_mut();
         let key = (group.clone(), member.clone(), ctx.node);
         let opened = match epoch {
             0 => {
@@ -95,9 +95,9 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: ShareFetchRequest) -> ShareFe
                 }
             },
         };
-        let acked = acknowledge(&state, &mut shares, &group, &member, ctx.node, &acks, shared);
+        let acked = acknowledge(&mut state, &group, &member, ctx.node, &acks, shared);
         if let Opened::Closed = opened {
-            close_session(&mut shares, &key, shared);
+            close_session(state.shares_mut(), &key, shared);
         }
         (opened, acked, settings.lock.as_millis().min(i32::MAX as u128) as i32)
     };
@@ -140,21 +140,21 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: ShareFetchRequest) -> ShareFe
 
 /// Applies acknowledgements, each partition all or none; its error code per partition.
 pub(super) fn acknowledge(
-    state: &State,
-    shares: &mut Shares,
+    state: &mut State,
     group: &str,
     member: &str,
     node: i32,
     acks: &BTreeMap<(Uuid, i32), Acks>,
-    shared: &crate::cluster::Shared,
+    shared: &crate::shared::Shared,
 ) -> BTreeMap<(Uuid, i32), ErrorCode> {
-    let limits = shares.settings(group, &shared.config).limits();
+    let limits = state.groups().configs().settings(group, &shared.config).limits();
+    let (shares, topics) = state.shares_and_topics();
     let now = Instant::now();
     let mut released = false;
     let codes = acks
         .iter()
         .map(|((topic, index), batches)| {
-            let code = match leads(state, *topic, *index, node) {
+            let code = match leads(topics, *topic, *index, node) {
                 Err(code) => code,
                 Ok(()) => match shares.partitions.get_mut(&(group.to_string(), *topic, *index)) {
                     None => ErrorCode::INVALID_RECORD_STATE,
@@ -178,7 +178,7 @@ pub(super) fn acknowledge(
 }
 
 /// Closes a member's session with a node: what it holds on the session's partitions goes back.
-pub(super) fn close_session(shares: &mut Shares, key: &(String, String, i32), shared: &crate::cluster::Shared) {
+pub(super) fn close_session(shares: &mut SharePartitions, key: &(String, String, i32), shared: &crate::shared::Shared) {
     let Some(session) = shares.sessions.remove(key) else { return };
     let mut released = false;
     for (topic, index) in session.partitions {
@@ -192,13 +192,9 @@ pub(super) fn close_session(shares: &mut Shares, key: &(String, String, i32), sh
 }
 
 /// Whether `node` leads the partition, or the error to answer.
-fn leads(state: &State, topic: Uuid, index: i32, node: i32) -> Result<(), ErrorCode> {
-    let name = state.name_of(topic).ok_or(ErrorCode::UNKNOWN_TOPIC_ID)?;
-    let partition = state
-        .topics
-        .get(&name)
-        .and_then(|t| t.partitions.get(usize::try_from(index).ok()?))
-        .ok_or(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION)?;
+fn leads(topics: &Topics, topic: Uuid, index: i32, node: i32) -> Result<(), ErrorCode> {
+    let topic = topics.by_id(topic).ok_or(ErrorCode::UNKNOWN_TOPIC_ID)?;
+    let partition = topic.partition(index).ok_or(ErrorCode::UNKNOWN_TOPIC_OR_PARTITION)?;
     if partition.leader != node {
         return Err(ErrorCode::NOT_LEADER_OR_FOLLOWER);
     }
@@ -212,9 +208,9 @@ fn acquire(
     member: &str,
     request: &ShareFetchRequest,
 ) -> (BTreeMap<(Uuid, i32), PartitionData>, bool) {
-    let state = ctx.shared.state();
-    let mut shares = ctx.shared.shares();
-    let settings = shares.settings(group, &ctx.shared.config);
+    let mut state = ctx.shared.state();
+    let settings = state.groups().configs().settings(group, &ctx.shared.config);
+    let (shares, topics) = state.shares_and_topics();
     let key = (group.to_string(), member.to_string(), ctx.node);
     let partitions: BTreeSet<(Uuid, i32)> = shares.sessions.get(&key).map(|s| s.partitions.clone()).unwrap_or_default();
     let mut room = usize::try_from(request.max_records).unwrap_or(0).max(1);
@@ -225,22 +221,17 @@ fn acquire(
     for (topic, index) in partitions {
         let mut data = PartitionData { partition_index: index, ..Default::default() };
         data.records = Some(Records::from_bytes(bytes::Bytes::new()));
-        if let Err(code) = leads(&state, topic, index, ctx.node) {
+        if let Err(code) = leads(topics, topic, index, ctx.node) {
             data.error_code = code;
             data.error_message = Some(StrBytes::from(code.to_string()));
-            if let Some(p) = state
-                .name_of(topic)
-                .and_then(|n| state.topics.get(&n))
-                .and_then(|t| t.partitions.get(usize::try_from(index).ok()?))
-            {
+            if let Some(p) = topics.partition_by_id(topic, index) {
                 data.current_leader =
                     LeaderIdAndEpoch { leader_id: p.leader, leader_epoch: p.leader_epoch, ..Default::default() };
             }
             out.insert((topic, index), data);
             continue;
         }
-        let name = state.name_of(topic).expect("checked");
-        let part = &state.topics[&name].partitions[index as usize];
+        let part = topics.partition_by_id(topic, index).expect("checked");
         data.current_leader =
             LeaderIdAndEpoch { leader_id: part.leader, leader_epoch: part.leader_epoch, ..Default::default() };
         let log = &part.log;

@@ -3,28 +3,31 @@
 
 use kwire::messages::share_group_describe_response::{Assignment, DescribedGroup, Member, TopicPartitions};
 use kwire::messages::{ShareGroupDescribeRequest, ShareGroupDescribeResponse};
-use kwire::{ErrorCode, StrBytes, TopicName};
+use kwire::{StrBytes, TopicName};
 
-use super::{coordinates, Ctx};
-use crate::consumer_groups::Owned;
+use super::Ctx;
+use crate::groups::assignors::Owned;
+use crate::groups::GroupKind;
 use crate::state::State;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareGroupDescribeRequest) -> ShareGroupDescribeResponse {
     let state = ctx.shared.state();
-    let shares = ctx.shared.shares();
     let groups = request
         .group_ids
         .iter()
         .map(|id| {
             let mut described = DescribedGroup { group_id: id.clone(), ..Default::default() };
-            if let Err(code) = coordinates(&state, ctx.node, id.as_str()) {
+            if let Err(code) = state.coordinates(ctx.node, id.as_str()) {
                 described.error_code = code;
                 return described;
             }
-            let Some(group) = shares.groups.get(id.as_str()) else {
-                described.error_code = ErrorCode::GROUP_ID_NOT_FOUND;
-                described.error_message = Some(StrBytes::from(format!("Group {id} not found.")));
-                return described;
+            let group = match state.groups().share(id) {
+                Ok(group) => group,
+                Err((code, message)) => {
+                    described.error_code = code;
+                    described.error_message = Some(StrBytes::from(message));
+                    return described;
+                }
             };
             described.group_state = StrBytes::from_static_str(group.state_name());
             described.group_epoch = group.epoch;

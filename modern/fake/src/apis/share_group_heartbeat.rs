@@ -6,9 +6,8 @@ use kwire::messages::share_group_heartbeat_response::{Assignment, TopicPartition
 use kwire::messages::{ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse};
 use kwire::{ErrorCode, StrBytes};
 
-use super::{coordinates, Ctx};
-use crate::consumer_groups::is_consumer_group;
-use crate::share_groups::Beat;
+use super::Ctx;
+use crate::groups::share::Beat;
 
 pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareGroupHeartbeatRequest) -> ShareGroupHeartbeatResponse {
     let refused = |code: ErrorCode, message: String| ShareGroupHeartbeatResponse {
@@ -16,20 +15,16 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareGroupHeartbeatRequest) -> Shar
         error_message: Some(StrBytes::from(message)),
         ..Default::default()
     };
-    let state = ctx.shared.state();
+    let mut state = ctx.shared.state();
     let group_id = request.group_id.to_string();
-    if let Err(code) = coordinates(&state, ctx.node, &group_id) {
+    if let Err(code) = state.coordinates(ctx.node, &group_id) {
         return refused(code, code.to_string());
     }
     if request.member_id.is_empty() {
         return refused(ErrorCode::INVALID_REQUEST, "MemberId can't be empty.".to_string());
     }
-    if is_consumer_group(&state, &group_id) || state.groups.get(&group_id).is_some_and(|g| !g.members.is_empty()) {
-        return refused(ErrorCode::GROUP_ID_NOT_FOUND, format!("Group {group_id} is not a share group."));
-    }
-    let topics = state.assignable_topics();
-    let mut shares = ctx.shared.shares();
-    let settings = shares.settings(&group_id, &ctx.shared.config);
+    let topics = state.topics().assignable();
+    let settings = state.groups().configs().settings(&group_id, &ctx.shared.config);
     let beat = Beat {
         member_id: request.member_id.to_string(),
         member_epoch: request.member_epoch,
@@ -38,11 +33,15 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareGroupHeartbeatRequest) -> Shar
         client_id: ctx.client_id.to_string(),
         client_host: ctx.client_host.to_string(),
     };
-    let group = shares.groups.entry(group_id.clone()).or_default();
+    // A classic or consumer group, empty or not, is not a share group.
+    let group = match state.groups_mut().share_or_create(&group_id) {
+        Ok(group) => group,
+        Err((code, message)) => return refused(code, message),
+    };
     let answer = group.heartbeat(beat, &topics, std::time::Instant::now());
     if answer.as_ref().is_ok_and(|a| a.member_epoch == -1) {
         // Left: its sessions close and its records go back.
-        if shares.forget_member(&group_id, &request.member_id) {
+        if state.shares_mut().forget_member(&group_id, &request.member_id) {
             ctx.shared.appended.notify_waiters();
         }
     }

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use kwire::messages::{SyncGroupRequest, SyncGroupResponse};
 use kwire::{Bytes, ErrorCode, StrBytes};
 
-use super::{coordinates, Ctx};
-use crate::groups::Phase;
+use super::Ctx;
+use crate::groups::classic::Phase;
 
 /// SyncGroup v5 made the protocol's type and name mandatory.
 const PROTOCOL_NAMED_FROM: i16 = 5;
@@ -23,10 +23,12 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: SyncGroupRequest) -> SyncGrou
     }
     {
         let mut state = ctx.shared.state();
-        if let Err(code) = coordinates(&state, ctx.node, &group_id) {
+        if let Err(code) = state.coordinates(ctx.node, &group_id) {
             return refuse(code);
         }
-        let Some(group) = state.groups.get_mut(&group_id) else { return refuse(ErrorCode::UNKNOWN_MEMBER_ID) };
+        let Some(group) = state.groups_mut().classic_mut(&group_id) else {
+            return refuse(ErrorCode::UNKNOWN_MEMBER_ID);
+        };
         tracing::debug!(group = %group_id, member = %member_id, generation = request.generation_id, phase = ?group.phase, at = group.generation, "SyncGroup");
         let instance = request.group_instance_id.as_deref();
         if let Err(code) = group
@@ -54,7 +56,7 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: SyncGroupRequest) -> SyncGrou
         changed.as_mut().enable();
         {
             let state = ctx.shared.state();
-            let Some(group) = state.groups.get(&group_id) else { return refuse(ErrorCode::UNKNOWN_MEMBER_ID) };
+            let Some(group) = state.groups().classic(&group_id) else { return refuse(ErrorCode::UNKNOWN_MEMBER_ID) };
             let Some(member) = group.members.get(&member_id) else { return refuse(ErrorCode::UNKNOWN_MEMBER_ID) };
             if group.generation != request.generation_id || group.phase == Phase::PreparingRebalance {
                 return refuse(ErrorCode::REBALANCE_IN_PROGRESS);

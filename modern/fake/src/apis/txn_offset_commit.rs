@@ -9,9 +9,9 @@ use kwire::messages::{TxnOffsetCommitRequest, TxnOffsetCommitResponse};
 use kwire::{ErrorCode, Uuid};
 
 use super::offset_commit::{committable, known_partition};
-use super::{coordinates, fenced, Ctx};
-use crate::consumer_groups::is_consumer_group;
-use crate::groups::{Committed, Group};
+use super::{fenced, Ctx};
+use crate::groups::offsets::Committed;
+use crate::groups::Group;
 use crate::state::State;
 use crate::transactions::Producer;
 
@@ -27,28 +27,29 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
     let group_id = request.group_id.to_string();
     let producer_id = request.producer_id.0;
     let group_error = (|| {
-        coordinates(&state, ctx.node, &group_id)?;
+        state.coordinates(ctx.node, &group_id)?;
         // v3+ may say who commits; without that (older clients) the commit is the producer's.
-        let member = request.member_id.to_string();
+        let member = request.member_id.as_str();
         let epoch = request.generation_id_or_member_epoch;
-        let consumer = is_consumer_group(&state, &group_id);
-        if consumer {
-            // A KIP-848 group checks its member's epoch as for OffsetCommit, at any version;
-            // STALE_MEMBER_EPOCH is not among TxnOffsetCommit's errors: ILLEGAL_GENERATION.
-            let partitions = known_partitions(&state, &request, ctx.version);
-            state.consumer_groups[&group_id].validate_offset_commit(&member, epoch, None, &partitions).map_err(
-                |code| match code {
+        let partitions = known_partitions(&state, &request, ctx.version);
+        let groups = state.groups_mut();
+        if groups.get(&group_id).is_none() {
+            // A commit from outside any group creates Kafka's "simple" classic group.
+            groups.new_classic(&group_id, Instant::now());
+        }
+        match groups.get_mut(&group_id) {
+            Some(Group::Consumer(group)) => {
+                // A KIP-848 group checks its member's epoch as for OffsetCommit, at any version;
+                // STALE_MEMBER_EPOCH is not among TxnOffsetCommit's errors: ILLEGAL_GENERATION.
+                group.validate_offset_commit(member, epoch, None, &partitions).map_err(|code| match code {
                     ErrorCode::STALE_MEMBER_EPOCH => ErrorCode::ILLEGAL_GENERATION,
                     code => code,
-                },
-            )?;
-        }
-        let group = state
-            .groups
-            .entry(group_id.clone())
-            .or_insert_with(|| Group::new(Instant::now(), ctx.shared.config.group_initial_rebalance_delay));
-        if !consumer && (epoch >= 0 || !member.is_empty()) {
-            group.check_member(&member, epoch)?;
+                })?;
+            }
+            Some(Group::Classic(group)) if epoch >= 0 || !member.is_empty() => group.check_member(member, epoch)?,
+            Some(Group::Classic(_)) | None => {}
+            // Kafka's share group: "is not a consumer group".
+            Some(Group::Share(_)) => return Err(ErrorCode::GROUP_ID_NOT_FOUND),
         }
         if ctx.version >= V2_FROM {
             let p = Producer {
@@ -56,7 +57,12 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
                 id: producer_id,
                 epoch: request.producer_epoch,
             };
-            state.transactions.add(p, fenced(ctx.version, FENCED_FROM), std::iter::empty(), [group_id.clone()])?;
+            state.transactions_mut().add(
+                p,
+                fenced(ctx.version, FENCED_FROM),
+                std::iter::empty(),
+                [group_id.clone()],
+            )?;
         }
         Ok(())
     })()
@@ -66,7 +72,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
         .iter()
         .map(|topic| {
             let name = if ctx.version >= TOPIC_IDS_FROM {
-                state.name_of(topic.topic_id)
+                state.name_of(topic.topic_id).map(str::to_string)
             } else {
                 Some(topic.name.to_string())
             };
@@ -82,10 +88,8 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffse
                                 p.committed_leader_epoch,
                                 p.committed_metadata.as_ref(),
                             );
-                            if let Some(group) = state.groups.get_mut(&group_id) {
-                                let pending = group.pending_txn_offsets.entry(producer_id).or_default();
-                                pending.insert((name, p.partition_index), committed);
-                            }
+                            let offsets = state.groups_mut().offsets_mut();
+                            offsets.commit_pending(&group_id, producer_id, (name, p.partition_index), committed);
                             ErrorCode::NONE
                         }
                     };
@@ -114,7 +118,11 @@ fn known_partitions(state: &State, request: &TxnOffsetCommitRequest, version: i1
         .topics
         .iter()
         .flat_map(|t| {
-            let name = if version >= TOPIC_IDS_FROM { state.name_of(t.topic_id) } else { Some(t.name.to_string()) };
+            let name = if version >= TOPIC_IDS_FROM {
+                state.name_of(t.topic_id).map(str::to_string)
+            } else {
+                Some(t.name.to_string())
+            };
             t.partitions.iter().filter_map(move |p| known_partition(state, name.as_deref(), p.partition_index))
         })
         .collect()

@@ -1,25 +1,17 @@
 //! Share groups (KIP-932): members heartbeat their subscription and the coordinator assigns
-//! every subscribed partition to them (`assignor`); records are handed out per record, not per
-//! offset: each partition has a share-partition (`partition`) tracking which records are
-//! acquired, by whom and how often, and each member fetches through a share session per node.
-//! Unlike a consumer group there is no revocation: a member's assignment is its target at once,
-//! and partitions may be shared.
-
-mod assignor;
-pub(crate) mod config;
-mod partition;
+//! every subscribed partition to them (the `simple` assignor). Unlike a consumer group there is
+//! no revocation: a member's assignment is its target at once, and partitions may be shared.
+//! What the members are handed, record by record, is the share-partitions' business
+//! (`crate::share_partitions`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use kwire::{ErrorCode, Uuid};
+use kwire::ErrorCode;
 
-use crate::consumer_groups::{Owned, Refusal, Topics};
-pub(crate) use config::{GroupConfigs, GROUP_CONFIGS};
-pub(crate) use partition::{Limits, SharePartition};
-
-/// Kafka's `group.share.heartbeat.interval.ms`.
-pub(crate) const HEARTBEAT_INTERVAL_MS: i32 = 5_000;
+use super::assignors::{self, Assignable, Owned, Target};
+use super::configs::Settings;
+use super::{GroupKind, Refusal, Ticked};
 
 /// One member of a share group.
 #[derive(Debug, Clone)]
@@ -41,10 +33,10 @@ pub(crate) struct ShareGroup {
     pub epoch: i32,
     pub assignment_epoch: i32,
     pub members: BTreeMap<String, ShareMember>,
-    target: BTreeMap<String, Owned>,
+    target: Target,
     /// The subscribed topics as last assigned (name → id, partitions): a topic created or grown
     /// later moves the group's epoch.
-    assigned_topics: Topics,
+    assigned_topics: Assignable,
 }
 
 /// A ShareGroupHeartbeat's fields the coordinator uses.
@@ -65,17 +57,8 @@ pub(crate) struct Answer {
 }
 
 impl ShareGroup {
-    /// Kafka's name for the group's state: a share group is stable as soon as it has members.
-    pub fn state_name(&self) -> &'static str {
-        if self.members.is_empty() {
-            "Empty"
-        } else {
-            "Stable"
-        }
-    }
-
     /// One heartbeat: join (epoch 0), leave (-1), or keep going at the member's epoch.
-    pub fn heartbeat(&mut self, beat: Beat, topics: &Topics, now: Instant) -> Result<Answer, Refusal> {
+    pub fn heartbeat(&mut self, beat: Beat, topics: &Assignable, now: Instant) -> Result<Answer, Refusal> {
         if beat.member_epoch == -1 {
             if self.members.remove(&beat.member_id).is_none() {
                 return Err(unknown(&beat.member_id));
@@ -140,25 +123,35 @@ impl ShareGroup {
         Ok(Answer { member_epoch: member.epoch, assignment })
     }
 
+    /// NON_EMPTY_GROUP for a group with members, whose share-partitions' offsets cannot be
+    /// altered or deleted (`id` is the group's, for Kafka's message).
+    pub fn check_empty(&self, id: &str) -> Result<(), Refusal> {
+        if self.members.is_empty() {
+            Ok(())
+        } else {
+            Err((ErrorCode::NON_EMPTY_GROUP, format!("Share group {id} is not empty.")))
+        }
+    }
+
     /// The topics some member subscribes to that exist.
-    fn subscribed_topics(&self, topics: &Topics) -> Topics {
+    fn subscribed_topics(&self, topics: &Assignable) -> Assignable {
         let names: BTreeSet<&String> = self.members.values().flat_map(|m| m.subscribed.iter()).collect();
         names.into_iter().filter_map(|n| Some((n.clone(), *topics.get(n)?))).collect()
     }
 
-    fn assign(&mut self, topics: &Topics, subscribed: Topics) {
+    fn assign(&mut self, topics: &Assignable, subscribed: Assignable) {
         let subscriptions = self
             .members
             .iter()
             .map(|(id, m)| (id.clone(), m.subscribed.iter().filter(|n| topics.contains_key(*n)).cloned().collect()))
             .collect();
-        self.target = assignor::simple(&subscriptions, topics, &self.target);
+        self.target = assignors::simple(&subscriptions, topics, &self.target);
         self.assigned_topics = subscribed;
         self.assignment_epoch = self.epoch;
     }
 
     /// Members silent for longer than `timeout`, removed; their ids.
-    pub fn expire(&mut self, now: Instant, timeout: Duration) -> Vec<String> {
+    pub fn expire(&mut self, now: Instant, timeout: std::time::Duration) -> Vec<String> {
         let gone: Vec<String> = self
             .members
             .iter()
@@ -187,75 +180,41 @@ fn unknown(member: &str) -> Refusal {
     (ErrorCode::UNKNOWN_MEMBER_ID, format!("Member {member} is not a member of the group."))
 }
 
-/// A member's share session with one node: the partitions it fetches there, and the epoch its
-/// next request must carry.
-#[derive(Debug, Default)]
-pub(crate) struct Session {
-    pub next_epoch: i32,
-    pub partitions: BTreeSet<(Uuid, i32)>,
-}
+impl GroupKind for ShareGroup {
+    const TYPE: &'static str = "share";
 
-/// The epoch after `epoch` (it wraps to 1: 0 opens a session and -1 closes one).
-pub(crate) fn next_epoch(epoch: i32) -> i32 {
-    if epoch == i32::MAX {
-        1
-    } else {
-        epoch + 1
-    }
-}
-
-/// Every share group's state.
-#[derive(Debug, Default)]
-pub(crate) struct Shares {
-    pub groups: BTreeMap<String, ShareGroup>,
-    /// Configs set on groups (IncrementalAlterConfigs on GROUP resources), share group or not.
-    pub configs: BTreeMap<String, BTreeMap<String, String>>,
-    /// (group, topic id, partition) → its share-partition, from the group's first fetch of it.
-    pub partitions: BTreeMap<(String, Uuid, i32), SharePartition>,
-    /// (group, member, node) → its share session.
-    pub sessions: BTreeMap<(String, String, i32), Session>,
-}
-
-impl Shares {
-    /// The group's settings: its own configs over the cluster's defaults.
-    pub fn settings(&self, group: &str, defaults: &crate::config::FakeConfig) -> GroupConfigs {
-        GroupConfigs::of(self.configs.get(group), defaults)
+    fn protocol_type(&self) -> &str {
+        "share"
     }
 
-    /// A member is gone (left, expired, or fenced): its sessions close and what it held is
-    /// released. True if a record became available.
-    pub fn forget_member(&mut self, group: &str, member: &str) -> bool {
-        self.sessions.retain(|(g, m, _), _| !(g == group && m == member));
-        let mut released = false;
-        for ((g, _, _), p) in self.partitions.iter_mut() {
-            if g == group {
-                released |= p.release_member(member);
-            }
+    /// A share group is stable as soon as it has members.
+    fn state_name(&self) -> &'static str {
+        if self.members.is_empty() {
+            "Empty"
+        } else {
+            "Stable"
         }
-        released
     }
 
-    /// The clock's work: members past their session timeout leave (releasing what they held),
-    /// and acquisition locks that ran out are let go. True if records became available.
-    pub fn tick(&mut self, now: Instant, defaults: &crate::config::FakeConfig) -> bool {
-        let mut changed = false;
-        let ids: Vec<String> = self.groups.keys().cloned().collect();
-        for id in ids {
-            let settings = self.settings(&id, defaults);
-            let gone = self.groups.get_mut(&id).map(|g| g.expire(now, settings.session_timeout)).unwrap_or_default();
-            for member in gone {
-                changed |= self.forget_member(&id, &member);
-            }
-        }
-        let groups: BTreeSet<String> = self.partitions.keys().map(|(g, _, _)| g.clone()).collect();
-        for group in groups {
-            let limit = self.settings(&group, defaults).delivery_count_limit;
-            for ((g, _, _), p) in self.partitions.iter_mut() {
-                if *g == group {
-                    changed |= p.expire_locks(now, limit);
-                }
-            }
-        }
-        changed
+    fn member_ids(&self) -> Vec<String> {
+        self.members.keys().cloned().collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    fn tick(&mut self, now: Instant, settings: &Settings) -> Ticked {
+        let gone = self.expire(now, settings.session_timeout);
+        Ticked { changed: !gone.is_empty(), gone }
+    }
+
+    fn remove_member(&mut self, member: &str, _now: Instant) -> bool {
+        self.remove(member)
+    }
+
+    /// A share group has no rebalance to force: members take their new assignment at once.
+    fn force_rebalance(&mut self, _now: Instant) -> bool {
+        false
     }
 }

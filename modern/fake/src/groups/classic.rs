@@ -1,13 +1,15 @@
-//! Classic consumer groups, as Kafka's group coordinator runs them: members join, one round
-//! of JoinGroup ends when every member has rejoined or the rebalance timeout passes, the
-//! leader's SyncGroup hands out the assignments, heartbeats keep members alive past their
-//! session timeout, and committed offsets are kept per group.
+//! Classic groups, as Kafka's group coordinator runs them: members join, one round of JoinGroup
+//! ends when every member has rejoined or the rebalance timeout passes, the leader's SyncGroup
+//! hands out the assignments, and heartbeats keep members alive past their session timeout.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use kwire::ErrorCode;
+
+use super::configs::Settings;
+use super::{GroupKind, Ticked};
 
 /// Kafka's `group.min.session.timeout.ms` and `group.max.session.timeout.ms`.
 pub(crate) const SESSION_TIMEOUTS: std::ops::RangeInclusive<i32> = 6_000..=1_800_000;
@@ -60,24 +62,9 @@ pub(crate) struct Member {
     pub assignment: Bytes,
 }
 
-/// A committed offset.
-#[derive(Debug, Clone)]
-pub(crate) struct Committed {
-    pub offset: i64,
-    pub leader_epoch: i32,
-    pub metadata: Option<String>,
-}
-
-impl Committed {
-    /// As an OffsetCommit or TxnOffsetCommit partition states it.
-    pub fn new(offset: i64, leader_epoch: i32, metadata: Option<&kwire::StrBytes>) -> Committed {
-        Committed { offset, leader_epoch, metadata: metadata.map(|m| m.to_string()) }
-    }
-}
-
-/// A group and its committed offsets.
+/// A classic group.
 #[derive(Debug)]
-pub(crate) struct Group {
+pub(crate) struct ClassicGroup {
     pub phase: Phase,
     pub protocol_type: Option<String>,
     pub protocol: Option<String>,
@@ -91,9 +78,6 @@ pub(crate) struct Group {
     /// `group.initial.rebalance.delay.ms`), so that members starting together join together.
     join_not_before: Instant,
     initial_delay: Duration,
-    pub offsets: BTreeMap<(String, i32), Committed>,
-    /// Offsets committed in transactions not yet ended (TxnOffsetCommit), per producer id.
-    pub pending_txn_offsets: BTreeMap<i64, BTreeMap<(String, i32), Committed>>,
 }
 
 /// What a JoinGroup comes to at once.
@@ -118,9 +102,9 @@ pub(crate) struct JoinRequest {
     pub require_known_member_id: bool,
 }
 
-impl Group {
-    pub fn new(now: Instant, initial_delay: Duration) -> Group {
-        Group {
+impl ClassicGroup {
+    pub fn new(now: Instant, initial_delay: Duration) -> ClassicGroup {
+        ClassicGroup {
             join_not_before: now,
             initial_delay,
             phase: Phase::Empty,
@@ -131,25 +115,7 @@ impl Group {
             members: BTreeMap::new(),
             pending: HashSet::new(),
             rebalance_deadline: now,
-            offsets: BTreeMap::new(),
-            pending_txn_offsets: BTreeMap::new(),
         }
-    }
-
-    /// Producer `producer_id`'s transaction ended: its offsets become the committed ones, or
-    /// are dropped.
-    pub fn end_transaction(&mut self, producer_id: i64, commit: bool) {
-        if let Some(offsets) = self.pending_txn_offsets.remove(&producer_id) {
-            if commit {
-                self.offsets.extend(offsets);
-            }
-        }
-    }
-
-    /// Whether an open transaction holds an offset of this partition (OffsetFetch with
-    /// `require_stable` is then UNSTABLE_OFFSET_COMMIT).
-    pub fn has_pending_offset(&self, partition: &(String, i32)) -> bool {
-        self.pending_txn_offsets.values().any(|offsets| offsets.contains_key(partition))
     }
 
     /// Protocol names every member supports.
@@ -192,8 +158,8 @@ impl Group {
         let member_id = if request.member_id.is_empty() {
             let id = match &request.instance_id {
                 // A new static member joins at once (no MEMBER_ID_REQUIRED round trip).
-                Some(instance) => format!("{instance}-{}", crate::state::random_uuid()),
-                None => format!("{}-{}", request.client_id, crate::state::random_uuid()),
+                Some(instance) => format!("{instance}-{}", crate::ids::random_uuid()),
+                None => format!("{}-{}", request.client_id, crate::ids::random_uuid()),
             };
             if request.require_known_member_id && request.instance_id.is_none() {
                 self.pending.insert(id.clone());
@@ -265,7 +231,7 @@ impl Group {
     /// rebalanced and it is answered at once with the current generation (the leader with
     /// every member and KIP-814's skip_assignment); otherwise a round of joins follows.
     fn replace_static(&mut self, old: String, instance: &str, request: JoinRequest, now: Instant) -> JoinStep {
-        let id = format!("{instance}-{}", crate::state::random_uuid());
+        let id = format!("{instance}-{}", crate::ids::random_uuid());
         let mut member = self.members.remove(&old).expect("the static member found");
         let unchanged = member.protocols == request.protocols;
         member.client_id = request.client_id;
@@ -318,16 +284,6 @@ impl Group {
                 (id.clone(), m.instance_id.clone(), metadata)
             })
             .collect()
-    }
-
-    /// Control's forced rebalance: a stable or syncing group starts a round of joins (members
-    /// learn it from REBALANCE_IN_PROGRESS); false if one runs already or there are no members.
-    pub fn force_rebalance(&mut self, now: Instant) -> bool {
-        if !matches!(self.phase, Phase::Stable | Phase::CompletingRebalance) {
-            return false;
-        }
-        self.prepare_rebalance(now);
-        true
     }
 
     /// Starts a round of joins: every member must rejoin within the longest rebalance timeout.
@@ -407,6 +363,35 @@ impl Group {
         Ok(())
     }
 
+    /// Kafka's `ClassicGroup.validateOffsetCommit`: with a negative generation anyone commits
+    /// while the group has no members; without member id or instance id nobody else does. A
+    /// member needs its instance id's current member id and the group's generation, and may
+    /// commit while a round of joins runs (before it rejoins), not between its end and the
+    /// leader's assignment. A member's commit keeps it alive.
+    pub fn validate_offset_commit(
+        &mut self,
+        member: &str,
+        instance: Option<&str>,
+        generation: i32,
+        now: Instant,
+    ) -> Result<(), ErrorCode> {
+        if generation < 0 && self.phase == Phase::Empty {
+            return Ok(());
+        }
+        if generation < 0 && member.is_empty() && instance.is_none() {
+            return Err(ErrorCode::UNKNOWN_MEMBER_ID);
+        }
+        self.check_instance(member, instance)?;
+        self.check_member(member, generation)?;
+        if self.phase == Phase::CompletingRebalance {
+            return Err(ErrorCode::REBALANCE_IN_PROGRESS);
+        }
+        if let Some(m) = self.members.get_mut(member) {
+            m.last_seen = now;
+        }
+        Ok(())
+    }
+
     /// The leader's SyncGroup: stores every member's assignment and makes the group stable.
     pub fn sync(&mut self, member: &str, assignments: Vec<(String, Bytes)>, now: Instant) {
         if let Some(m) = self.members.get_mut(member) {
@@ -460,10 +445,10 @@ impl Group {
     }
 
     /// The topics the members' consumer-protocol subscriptions name.
-    pub fn subscribed_topics(&self) -> HashSet<String> {
+    pub fn subscribed_topics(&self) -> BTreeSet<String> {
         use kwire::messages::ConsumerProtocolSubscription;
         use kwire::Decode;
-        let mut topics = HashSet::new();
+        let mut topics = BTreeSet::new();
         if self.protocol_type.as_deref() != Some("consumer") {
             return topics;
         }
@@ -484,17 +469,53 @@ impl Group {
     }
 }
 
-/// Java's `String.hashCode`, over UTF-16 units, as Kafka hashes a group id to its
-/// coordinator's partition.
-pub(crate) fn java_hash(key: &str) -> i32 {
-    key.encode_utf16().fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)))
+impl GroupKind for ClassicGroup {
+    const TYPE: &'static str = "classic";
+
+    fn protocol_type(&self) -> &str {
+        self.protocol_type.as_deref().unwrap_or_default()
+    }
+
+    fn state_name(&self) -> &'static str {
+        self.phase.name()
+    }
+
+    fn member_ids(&self) -> Vec<String> {
+        self.members.keys().cloned().collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    fn tick(&mut self, now: Instant, _settings: &Settings) -> Ticked {
+        let before = self.member_ids();
+        let changed = self.expire(now);
+        let gone = before.into_iter().filter(|id| !self.members.contains_key(id)).collect();
+        Ticked { changed, gone }
+    }
+
+    /// The rest rebalance, or the group becomes empty.
+    fn remove_member(&mut self, member: &str, now: Instant) -> bool {
+        self.remove(&[member.to_string()], now)
+    }
+
+    /// Control's forced rebalance: a stable or syncing group starts a round of joins (members
+    /// learn it from REBALANCE_IN_PROGRESS); false if one runs already or there are no members.
+    fn force_rebalance(&mut self, now: Instant) -> bool {
+        if !matches!(self.phase, Phase::Stable | Phase::CompletingRebalance) {
+            return false;
+        }
+        self.prepare_rebalance(now);
+        true
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn join(group: &mut Group, id: &str, now: Instant) -> JoinStep {
+    fn join(group: &mut ClassicGroup, id: &str, now: Instant) -> JoinStep {
         group.join(
             JoinRequest {
                 member_id: id.to_string(),
@@ -517,7 +538,7 @@ mod tests {
     #[test]
     fn a_round_ends_when_every_member_rejoins() {
         let now = Instant::now();
-        let mut g = Group::new(now, Duration::ZERO);
+        let mut g = ClassicGroup::new(now, Duration::ZERO);
         let JoinStep::Refuse(ErrorCode::MEMBER_ID_REQUIRED, a) = join(&mut g, "", now) else { panic!() };
         assert!(matches!(join(&mut g, &a, now), JoinStep::Wait(_)));
         assert_eq!((g.phase, g.generation), (Phase::CompletingRebalance, 1), "one member: at once");
@@ -540,12 +561,5 @@ mod tests {
         assert_eq!(g.phase, Phase::PreparingRebalance);
         assert!(!g.members.contains_key(&b));
         assert_eq!(g.check_member(&b, 2), Err(ErrorCode::UNKNOWN_MEMBER_ID));
-    }
-
-    #[test]
-    fn java_string_hash() {
-        assert_eq!(java_hash(""), 0);
-        assert_eq!(java_hash("group"), 98629247);
-        assert_eq!(java_hash("héllo"), 103094734);
     }
 }

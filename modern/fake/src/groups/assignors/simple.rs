@@ -1,4 +1,4 @@
-//! The share groups' `simple` assignor, after Kafka's `SimpleAssignor`: every subscribed
+//! KIP-932's `simple` assignor, the share groups' (after Kafka's `SimpleAssignor`): every subscribed
 //! partition goes to at least one member. With fewer members than partitions each partition has
 //! one member and the members' counts differ by at most one; with more members, each partition
 //! is shared by ceil(members / partitions) of them. Balance comes first, then keeping what a
@@ -8,14 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kwire::Uuid;
 
-use crate::consumer_groups::{Owned, Topics};
+use super::{Assignable, Owned, Subscriptions, Target};
 
 /// The target assignment of members subscribed to `subscriptions` (member → topic names).
-pub(crate) fn simple(
-    subscriptions: &BTreeMap<String, BTreeSet<String>>,
-    topics: &Topics,
-    previous: &BTreeMap<String, Owned>,
-) -> BTreeMap<String, Owned> {
+pub(crate) fn simple(subscriptions: &Subscriptions, topics: &Assignable, previous: &Target) -> Target {
     let members: Vec<&String> = subscriptions.keys().collect();
     // Every partition some member subscribes to, and who may have it.
     let mut eligible: BTreeMap<(Uuid, i32), Vec<usize>> = BTreeMap::new();
@@ -90,7 +86,7 @@ pub(crate) fn simple(
 mod tests {
     use super::*;
 
-    fn sizes(t: &BTreeMap<String, Owned>) -> Vec<usize> {
+    fn sizes(t: &Target) -> Vec<usize> {
         let mut s: Vec<usize> = t.values().map(|o| o.values().map(BTreeSet::len).sum()).collect();
         s.sort();
         s
@@ -99,10 +95,9 @@ mod tests {
     #[test]
     fn partitions_split_then_shared() {
         let id = Uuid::from_bytes([1; 16]);
-        let topics: Topics = [("t".to_string(), (id, 3))].into();
-        let subs = |ms: &[&str]| -> BTreeMap<String, BTreeSet<String>> {
-            ms.iter().map(|m| (m.to_string(), ["t".to_string()].into())).collect()
-        };
+        let topics: Assignable = [("t".to_string(), (id, 3))].into();
+        let subs =
+            |ms: &[&str]| -> Subscriptions { ms.iter().map(|m| (m.to_string(), ["t".to_string()].into())).collect() };
         let one = simple(&subs(&["a"]), &topics, &BTreeMap::new());
         assert_eq!(sizes(&one), vec![3]);
         let two = simple(&subs(&["a", "b"]), &topics, &one);

@@ -11,8 +11,11 @@ use std::time::{Duration, Instant};
 
 use kwire::{ErrorCode, Uuid};
 
-/// What a member owns or is given: topic id → partitions.
-pub(crate) type Owned = BTreeMap<Uuid, BTreeSet<i32>>;
+use super::assignors::{
+    self, intersect, is_within, minus, Assignable, Owned, Subscriptions, Target, CONSUMER_ASSIGNORS,
+};
+use super::configs::Settings;
+use super::{GroupKind, Refusal, Ticked};
 
 /// Kafka's `group.consumer.heartbeat.interval.ms` and `group.consumer.session.timeout.ms`.
 pub(crate) const HEARTBEAT_INTERVAL_MS: i32 = 5_000;
@@ -23,9 +26,6 @@ const STATIC_STEPPED_OUT: i32 = -2;
 
 /// OffsetCommit v9 carries a KIP-848 member's epoch: its members must use it.
 const OFFSET_COMMIT_MEMBER_EPOCH_FROM: i16 = 9;
-
-/// The assignors Kafka's `group.consumer.assignors` has by default, the first the default.
-pub(crate) const ASSIGNORS: [&str; 2] = ["uniform", "range"];
 
 /// One member.
 #[derive(Debug, Clone)]
@@ -54,18 +54,15 @@ pub(crate) struct CgMember {
     last_seen: Instant,
 }
 
-/// A consumer group's membership (its offsets live with the classic group of the same id).
+/// A consumer group's membership and assignment.
 #[derive(Debug)]
 pub(crate) struct ConsumerGroup {
     pub epoch: i32,
     pub assignment_epoch: i32,
     pub assignor: String,
     pub members: BTreeMap<String, CgMember>,
-    pub target: BTreeMap<String, Owned>,
+    pub target: Target,
 }
-
-/// The topics a group can be assigned: name → (id, partitions).
-pub(crate) type Topics = BTreeMap<String, (Uuid, i32)>;
 
 /// A ConsumerGroupHeartbeat's fields the coordinator uses.
 pub(crate) struct Beat {
@@ -90,9 +87,6 @@ pub(crate) struct Answer {
     pub assignment: Option<Owned>,
 }
 
-/// An error code and Kafka's message for it.
-pub(crate) type Refusal = (ErrorCode, String);
-
 /// A new group is at epoch 1, as Kafka's `ModernGroup` starts: its first member joins at 2.
 impl Default for ConsumerGroup {
     fn default() -> ConsumerGroup {
@@ -101,27 +95,14 @@ impl Default for ConsumerGroup {
             assignment_epoch: 0,
             assignor: String::new(),
             members: BTreeMap::new(),
-            target: BTreeMap::new(),
+            target: Target::new(),
         }
     }
 }
 
 impl ConsumerGroup {
-    /// Kafka's name for the group's state.
-    pub fn state_name(&self) -> &'static str {
-        if self.members.is_empty() {
-            "Empty"
-        } else if self.assignment_epoch < self.epoch {
-            "Assigning"
-        } else if self.members.values().any(|m| m.epoch != self.assignment_epoch || !m.revoking.is_empty()) {
-            "Reconciling"
-        } else {
-            "Stable"
-        }
-    }
-
     /// One heartbeat: join (epoch 0), leave (-1, or -2 for a static member), or keep going.
-    pub fn heartbeat(&mut self, beat: Beat, topics: &Topics, now: Instant) -> Result<Answer, Refusal> {
+    pub fn heartbeat(&mut self, beat: Beat, topics: &Assignable, now: Instant) -> Result<Answer, Refusal> {
         if let Some(instance) = &beat.instance_id {
             self.check_instance(&beat.member_id, beat.member_epoch, instance)?;
         }
@@ -261,19 +242,19 @@ impl ConsumerGroup {
     }
 
     /// The target assignment for every member, at the group's epoch.
-    fn assign(&mut self, topics: &Topics) {
+    fn assign(&mut self, topics: &Assignable) {
         let assignor = self
             .members
             .values()
             .find_map(|m| m.assignor.clone())
-            .filter(|a| ASSIGNORS.contains(&a.as_str()))
-            .unwrap_or_else(|| ASSIGNORS[0].to_string());
-        let subscriptions: BTreeMap<String, BTreeSet<String>> =
+            .filter(|a| CONSUMER_ASSIGNORS.contains(&a.as_str()))
+            .unwrap_or_else(|| CONSUMER_ASSIGNORS[0].to_string());
+        let subscriptions: Subscriptions =
             self.members.iter().map(|(id, m)| (id.clone(), subscribed(m, topics))).collect();
         self.target = if assignor == "range" {
-            range(&subscriptions, topics)
+            assignors::range(&subscriptions, topics)
         } else {
-            uniform(&subscriptions, topics, &self.target)
+            assignors::uniform(&subscriptions, topics, &self.target)
         };
         self.assignor = assignor;
         self.assignment_epoch = self.epoch;
@@ -320,8 +301,8 @@ impl ConsumerGroup {
     }
 
     /// Members silent past the session timeout, or holding partitions past their rebalance
-    /// timeout, are removed; true if any was.
-    pub fn expire(&mut self, now: Instant) -> bool {
+    /// timeout, are removed (a new group epoch follows); their ids.
+    fn expire(&mut self, now: Instant) -> Vec<String> {
         let gone: Vec<String> = self
             .members
             .iter()
@@ -338,26 +319,13 @@ impl ConsumerGroup {
         if !gone.is_empty() {
             self.epoch += 1;
         }
-        !gone.is_empty()
-    }
-
-    /// Removes a member as its session timeout would; false if it is not one.
-    pub fn expire_member(&mut self, id: &str) -> bool {
-        let gone = self.members.remove(id).is_some();
-        if gone {
-            self.target.remove(id);
-            self.epoch += 1;
-        }
         gone
     }
 
-    /// A new group epoch: the assignment is computed again and every member moves to it.
-    pub fn force_rebalance(&mut self) -> bool {
-        if self.members.is_empty() {
-            return false;
-        }
-        self.epoch += 1;
-        true
+    /// The existing topics some member subscribes to (OffsetDelete refuses to delete their
+    /// offsets, as Kafka's `ConsumerGroup.isSubscribedToTopic`).
+    pub fn subscribed_topics(&self, topics: &Assignable) -> BTreeSet<String> {
+        self.members.values().flat_map(|m| subscribed(m, topics)).collect()
     }
 
     /// Kafka's `ConsumerGroup.validateOffsetCommit` (4.4, with KIP-1251's assignment epochs)
@@ -422,15 +390,9 @@ impl ConsumerGroup {
     }
 }
 
-/// Whether `id` names a KIP-848 group: a consumer group of that id, and no classic member (the
-/// classic group of the same id then only keeps its offsets).
-pub(crate) fn is_consumer_group(state: &crate::state::State, id: &str) -> bool {
-    state.consumer_groups.contains_key(id) && state.groups.get(id).is_none_or(|g| g.members.is_empty())
-}
-
 /// The topics `member` subscribes to that exist: by name, or by its regular expression
 /// (RE2/J in Kafka; the `regex` crate's syntax is RE2's), matched against the whole name.
-fn subscribed(member: &CgMember, topics: &Topics) -> BTreeSet<String> {
+fn subscribed(member: &CgMember, topics: &Assignable) -> BTreeSet<String> {
     let mut names: BTreeSet<String> =
         member.subscribed_names.iter().filter(|n| topics.contains_key(*n)).cloned().collect();
     if let Some(regex) = member.subscribed_regex.as_ref().and_then(|r| regex::Regex::new(&format!("^(?:{r})$")).ok()) {
@@ -439,140 +401,57 @@ fn subscribed(member: &CgMember, topics: &Topics) -> BTreeSet<String> {
     names
 }
 
-/// `uniform`: every subscribed partition to one member, each member's count within one of the
-/// others' among those subscribed alike; a partition stays with the member that had it in the
-/// previous target while that keeps the balance.
-fn uniform(
-    subscriptions: &BTreeMap<String, BTreeSet<String>>,
-    topics: &Topics,
-    previous: &BTreeMap<String, Owned>,
-) -> BTreeMap<String, Owned> {
-    let mut target: BTreeMap<String, Owned> = subscriptions.keys().map(|m| (m.clone(), Owned::new())).collect();
-    let mut counts: BTreeMap<&str, usize> = subscriptions.keys().map(|m| (m.as_str(), 0)).collect();
-    let partitions: Vec<(&str, Uuid, i32)> = topics
-        .iter()
-        .filter(|(name, _)| subscriptions.values().any(|s| s.contains(*name)))
-        .flat_map(|(name, (id, n))| (0..*n).map(move |p| (name.as_str(), *id, p)))
-        .collect();
-    let eligible = |topic: &str| -> Vec<&str> {
-        subscriptions.iter().filter(|(_, s)| s.contains(topic)).map(|(m, _)| m.as_str()).collect()
-    };
-    let homogeneous = subscriptions.values().all(|s| subscriptions.values().next() == Some(s));
-    let quota: BTreeMap<&str, usize> = if homogeneous {
-        // Kafka's UniformHomogeneousAssignmentBuilder: each member total / members, and
-        // total % members of them one more (Kafka's are the first in its member map's order;
-        // here those that had the most, so that fewer partitions move).
-        let n = subscriptions.len().max(1);
-        let (each, extra) = (partitions.len() / n, partitions.len() % n);
-        let had = |m: &str| {
-            let prev = previous.get(m);
-            partitions.iter().filter(|(_, id, p)| prev.and_then(|o| o.get(id)).is_some_and(|ps| ps.contains(p))).count()
-        };
-        let mut by_had: Vec<&str> = subscriptions.keys().map(String::as_str).collect();
-        by_had.sort_by_key(|m| (std::cmp::Reverse(had(m)), *m));
-        by_had.into_iter().enumerate().map(|(i, m)| (m, each + usize::from(i < extra))).collect()
-    } else {
-        // The most a member should hold: the partitions it may be given over the members
-        // sharing any of its topics, rounded up.
-        subscriptions
-            .iter()
-            .map(|(m, topics_of_m)| {
-                let mine = partitions.iter().filter(|(t, _, _)| topics_of_m.contains(*t)).count();
-                let sharing = subscriptions.values().filter(|s| !s.is_disjoint(topics_of_m)).count().max(1);
-                (m.as_str(), mine.div_ceil(sharing))
-            })
-            .collect()
-    };
-    let mut unassigned = Vec::new();
-    for &(topic, id, p) in &partitions {
-        let keeper = previous
-            .iter()
-            .find(|(m, owned)| {
-                owned.get(&id).is_some_and(|ps| ps.contains(&p))
-                    && subscriptions.get(*m).is_some_and(|s| s.contains(topic))
-            })
-            .map(|(m, _)| m.as_str())
-            .filter(|m| counts[m] < quota[m]);
-        match keeper {
-            Some(m) => {
-                target.get_mut(m).expect("a member").entry(id).or_default().insert(p);
-                *counts.get_mut(m).expect("a member") += 1;
-            }
-            None => unassigned.push((topic, id, p)),
+impl GroupKind for ConsumerGroup {
+    const TYPE: &'static str = "consumer";
+
+    fn protocol_type(&self) -> &str {
+        "consumer"
+    }
+
+    /// Kafka's name for the group's state.
+    fn state_name(&self) -> &'static str {
+        if self.members.is_empty() {
+            "Empty"
+        } else if self.assignment_epoch < self.epoch {
+            "Assigning"
+        } else if self.members.values().any(|m| m.epoch != self.assignment_epoch || !m.revoking.is_empty()) {
+            "Reconciling"
+        } else {
+            "Stable"
         }
     }
-    for (topic, id, p) in unassigned {
-        // Those below their quota first, the least loaded first.
-        let Some(m) = eligible(topic).into_iter().min_by_key(|m| (counts[m] >= quota[m], counts[m], *m)) else {
-            continue;
-        };
-        target.get_mut(m).expect("a member").entry(id).or_default().insert(p);
-        *counts.get_mut(m).expect("a member") += 1;
-    }
-    // Balance before stickiness (Kafka's UniformHeterogeneousAssignmentBuilder): while a
-    // member holds two more than one subscribed to any of its partitions' topics, one moves.
-    // Each move narrows the spread, so this ends; alike subscriptions are balanced already.
-    let topic_of: BTreeMap<Uuid, &str> = partitions.iter().map(|(t, id, _)| (*id, *t)).collect();
-    loop {
-        let mut by_count: Vec<&str> = counts.keys().copied().collect();
-        by_count.sort_by_key(|m| (counts[m], *m));
-        let found = by_count.iter().rev().find_map(|&from| {
-            by_count.iter().filter(|&&to| counts[to] + 1 < counts[from]).find_map(|&to| {
-                let (id, p) = target[from]
-                    .iter()
-                    .flat_map(|(id, ps)| ps.iter().map(move |p| (*id, *p)))
-                    .find(|(id, _)| subscriptions[to].contains(topic_of[id]))?;
-                Some((from, to, id, p))
-            })
-        });
-        let Some((from, to, id, p)) = found else { break };
-        let owned = target.get_mut(from).expect("a member");
-        owned.get_mut(&id).expect("its partition").remove(&p);
-        owned.retain(|_, ps| !ps.is_empty());
-        target.get_mut(to).expect("a member").entry(id).or_default().insert(p);
-        *counts.get_mut(from).expect("a member") -= 1;
-        *counts.get_mut(to).expect("a member") += 1;
-    }
-    target
-}
 
-/// `range`: per topic, its members in id order each take a run of consecutive partitions, the
-/// first `partitions % members` one more.
-fn range(subscriptions: &BTreeMap<String, BTreeSet<String>>, topics: &Topics) -> BTreeMap<String, Owned> {
-    let mut target: BTreeMap<String, Owned> = subscriptions.keys().map(|m| (m.clone(), Owned::new())).collect();
-    for (name, (id, n)) in topics {
-        let members: Vec<&String> = subscriptions.iter().filter(|(_, s)| s.contains(name)).map(|(m, _)| m).collect();
-        if members.is_empty() {
-            continue;
+    fn member_ids(&self) -> Vec<String> {
+        self.members.keys().cloned().collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    fn tick(&mut self, now: Instant, _settings: &Settings) -> Ticked {
+        let gone = self.expire(now);
+        Ticked { changed: !gone.is_empty(), gone }
+    }
+
+    /// The member leaves and the group moves to a new epoch.
+    fn remove_member(&mut self, member: &str, _now: Instant) -> bool {
+        let gone = self.members.remove(member).is_some();
+        if gone {
+            self.target.remove(member);
+            self.epoch += 1;
         }
-        let (each, extra) = (*n as usize / members.len(), *n as usize % members.len());
-        let mut next = 0;
-        for (i, m) in members.into_iter().enumerate() {
-            let count = each + usize::from(i < extra);
-            if count > 0 {
-                target.get_mut(m).expect("a member").insert(*id, (next..next + count as i32).collect());
-            }
-            next += count as i32;
-        }
+        gone
     }
-    target
-}
 
-fn minus(a: &Owned, b: &Owned) -> Owned {
-    a.iter()
-        .filter_map(|(t, ps)| {
-            let left: BTreeSet<i32> = ps.iter().filter(|p| !b.get(t).is_some_and(|o| o.contains(p))).copied().collect();
-            (!left.is_empty()).then_some((*t, left))
-        })
-        .collect()
-}
-
-fn intersect(a: &Owned, b: &Owned) -> Owned {
-    minus(a, &minus(a, b))
-}
-
-fn is_within(a: &Owned, b: &Owned) -> bool {
-    minus(a, b).is_empty()
+    /// A new group epoch: the assignment is computed again and every member moves to it.
+    fn force_rebalance(&mut self, _now: Instant) -> bool {
+        if self.members.is_empty() {
+            return false;
+        }
+        self.epoch += 1;
+        true
+    }
 }
 
 #[cfg(test)]
@@ -602,7 +481,7 @@ mod tests {
     #[test]
     fn a_second_member_gets_partitions_only_after_the_first_revokes_them() {
         let id = Uuid::from_bytes([1; 16]);
-        let topics: Topics = [("t".to_string(), (id, 4))].into();
+        let topics: Assignable = [("t".to_string(), (id, 4))].into();
         let now = Instant::now();
         let mut g = ConsumerGroup::default();
         let a = g.heartbeat(beat("a", 0, None), &topics, now).unwrap();
@@ -630,67 +509,12 @@ mod tests {
         assert_eq!((a.member_epoch, a.assignment.as_ref().map(count)), (4, Some(4)));
     }
 
-    /// Kafka's shape whatever the previous target: `total % members` members one more than
-    /// the others (7 over 3 is 3 + 2 + 2, not 3 + 3 + 1 kept from a 4 + 3 split).
-    #[test]
-    fn uniform_balances_like_kafka_when_members_come_and_go() {
-        let id = Uuid::from_bytes([1; 16]);
-        let topics: Topics = [("t".to_string(), (id, 7))].into();
-        let subs = |ms: &[&str]| -> BTreeMap<String, BTreeSet<String>> {
-            ms.iter().map(|m| (m.to_string(), ["t".to_string()].into())).collect()
-        };
-        let sizes = |t: &BTreeMap<String, Owned>| {
-            let mut s: Vec<usize> = t.values().map(count).collect();
-            s.sort();
-            s
-        };
-        let mut target = BTreeMap::new();
-        for (members, expected) in [
-            (&["a"][..], vec![7]),
-            (&["a", "b"], vec![3, 4]),
-            (&["a", "b", "c"], vec![2, 2, 3]),
-            (&["b", "c"], vec![3, 4]),
-            (&["b", "c", "d", "e"], vec![1, 2, 2, 2]),
-        ] {
-            let next = uniform(&subs(members), &topics, &target);
-            assert_eq!(sizes(&next), expected, "{members:?}");
-            let all: BTreeSet<i32> = next.values().flat_map(|o| o[&id].iter().copied()).collect();
-            assert_eq!(all.len(), 7, "every partition once: {next:?}");
-            // A member keeps what it had up to its share.
-            for (m, owned) in &next {
-                let kept = target.get(m).map_or(0, |prev: &Owned| count(&intersect(prev, owned)));
-                let had = target.get(m).map_or(0, count);
-                assert_eq!(kept, had.min(count(owned)), "{m} in {members:?}");
-            }
-            target = next;
-        }
-    }
-
-    /// Subscriptions that differ: balanced where they allow it (a: x only; b: x and y).
-    #[test]
-    fn uniform_balances_members_subscribed_differently() {
-        let (x, y, z) = (Uuid::from_bytes([1; 16]), Uuid::from_bytes([2; 16]), Uuid::from_bytes([3; 16]));
-        let topics: Topics = [("x".to_string(), (x, 2)), ("y".to_string(), (y, 2)), ("z".to_string(), (z, 4))].into();
-        let sub = |ts: &[&str]| -> BTreeSet<String> { ts.iter().map(|t| t.to_string()).collect() };
-        let subs: BTreeMap<String, BTreeSet<String>> =
-            [("a".to_string(), sub(&["x"])), ("b".to_string(), sub(&["x", "y"]))].into();
-        let t = uniform(&subs, &topics, &BTreeMap::new());
-        assert_eq!((count(&t["a"]), count(&t["b"])), (2, 2), "{t:?}");
-        assert_eq!(t["b"][&y], [0, 1].into());
-        // c alone on z holds all of it: nobody else may take any.
-        let subs: BTreeMap<String, BTreeSet<String>> =
-            [("a".to_string(), sub(&["x"])), ("b".to_string(), sub(&["x", "y"])), ("c".to_string(), sub(&["z"]))]
-                .into();
-        let t = uniform(&subs, &topics, &t);
-        assert_eq!([count(&t["a"]), count(&t["b"]), count(&t["c"])], [2, 2, 4], "{t:?}");
-    }
-
     /// A static member that steps out (-2) keeps its partitions and the group its epoch; back
     /// under a new member id with its instance id, it has them again at once.
     #[test]
     fn a_static_member_steps_out_and_comes_back() {
         let id = Uuid::from_bytes([1; 16]);
-        let topics: Topics = [("t".to_string(), (id, 4))].into();
+        let topics: Assignable = [("t".to_string(), (id, 4))].into();
         let now = Instant::now();
         let mut g = ConsumerGroup::default();
         let static_beat =
@@ -720,18 +544,5 @@ mod tests {
         // -1 leaves for good.
         g.heartbeat(static_beat("a2", -1, None), &topics, now).unwrap();
         assert_eq!((g.members.len(), g.epoch), (1, epoch + 1));
-    }
-
-    #[test]
-    fn range_gives_runs_per_topic() {
-        let (x, y) = (Uuid::from_bytes([1; 16]), Uuid::from_bytes([2; 16]));
-        let topics: Topics = [("x".to_string(), (x, 3)), ("y".to_string(), (y, 2))].into();
-        let subs: BTreeMap<String, BTreeSet<String>> =
-            [("a".to_string(), ["x".to_string(), "y".to_string()].into()), ("b".to_string(), ["x".to_string()].into())]
-                .into();
-        let t = range(&subs, &topics);
-        assert_eq!(t["a"][&x], [0, 1].into());
-        assert_eq!(t["b"][&x], [2].into());
-        assert_eq!(t["a"][&y], [0, 1].into());
     }
 }

@@ -1,8 +1,9 @@
-//! The bytes every connection of the cluster may hold of requests still arriving, shared: one
-//! budget (`max_buffered_request_bytes`) instead of `max_frame` times the connections, which a
-//! few clients sending large requests slowly could otherwise fill. A connection takes room
-//! before each read and gives it back once its requests are answered; one that cannot get room
-//! waits, reading nothing, until others give some back or its request time runs out.
+//! The cluster-wide byte budget for requests still arriving: what every connection of every
+//! node may hold of them together (`max_buffered_request_bytes`), instead of `max_frame` times
+//! the connections, which a few clients sending large requests slowly could otherwise fill. A
+//! connection takes room before each read and gives it back once its requests are answered; one
+//! that cannot get room waits, reading nothing, until others give some back or its request time
+//! runs out.
 
 use std::sync::Arc;
 
@@ -11,11 +12,11 @@ use tokio::time::Instant;
 
 /// The cluster's budget: one permit per byte, and a wake-up when some is given back.
 #[derive(Debug, Clone)]
-pub(crate) struct Room(Arc<(Semaphore, Notify)>);
+pub(crate) struct RequestBudget(Arc<(Semaphore, Notify)>);
 
-impl Room {
-    pub fn new(bytes: usize) -> Room {
-        Room(Arc::new((Semaphore::new(bytes.min(Semaphore::MAX_PERMITS)), Notify::new())))
+impl RequestBudget {
+    pub fn new(bytes: usize) -> RequestBudget {
+        RequestBudget(Arc::new((Semaphore::new(bytes.min(Semaphore::MAX_PERMITS)), Notify::new())))
     }
 
     /// Bytes not held by any connection.
@@ -28,13 +29,13 @@ impl Room {
 /// What one connection holds of the budget; given back when dropped.
 #[derive(Debug)]
 pub(crate) struct Held {
-    room: Room,
+    budget: RequestBudget,
     bytes: usize,
 }
 
 impl Held {
-    pub fn new(room: &Room) -> Held {
-        Held { room: room.clone(), bytes: 0 }
+    pub fn new(budget: &RequestBudget) -> Held {
+        Held { budget: budget.clone(), bytes: 0 }
     }
 
     /// Holds at least `bytes`, waiting until `deadline` for others to give room back; false
@@ -42,7 +43,7 @@ impl Held {
     pub async fn grow_to(&mut self, bytes: usize, deadline: Instant) -> bool {
         let Some(more) = bytes.checked_sub(self.bytes).filter(|&n| n > 0) else { return true };
         let Ok(more32) = u32::try_from(more) else { return false };
-        let (semaphore, released) = &*self.room.0;
+        let (semaphore, released) = &*self.budget.0;
         // Not the semaphore's queue: a request waiting for a lot of room must not hold up the
         // small ones behind it, so each waiter tries again whenever room is given back.
         loop {
@@ -67,8 +68,8 @@ impl Held {
     /// Gives back all but `bytes`.
     pub fn shrink_to(&mut self, bytes: usize) {
         if let Some(extra) = self.bytes.checked_sub(bytes).filter(|&n| n > 0) {
-            self.room.0 .0.add_permits(extra);
-            self.room.0 .1.notify_waiters();
+            self.budget.0 .0.add_permits(extra);
+            self.budget.0 .1.notify_waiters();
             self.bytes = bytes;
         }
     }
@@ -88,7 +89,7 @@ mod tests {
 
     #[tokio::test]
     async fn room_is_shared_waited_for_and_given_back() {
-        let room = Room::new(100);
+        let room = RequestBudget::new(100);
         let soon = || Instant::now() + Duration::from_millis(50);
         let mut a = Held::new(&room);
         let mut b = Held::new(&room);

@@ -1,12 +1,17 @@
-//! Group configs a share group reads (Kafka's `GroupConfig` share.* names), set per group with
-//! IncrementalAlterConfigs on a GROUP resource, each over the cluster's default (Kafka's
+//! Group configs (Kafka's `GroupConfigManager`): the share.* configs a share group reads
+//! (Kafka's `GroupConfig` names), set per group id with IncrementalAlterConfigs on a GROUP
+//! resource (whether a group has the id or not), each over the cluster's default (Kafka's
 //! `group.share.*` broker configs), checked against Kafka's bounds.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::config::FakeConfig;
+use crate::share_partitions::Limits;
 use crate::topic_configs::Kind;
+
+/// Kafka's `group.share.heartbeat.interval.ms`.
+const SHARE_HEARTBEAT_INTERVAL_MS: i32 = 5_000;
 
 /// Where a share-partition starts when the group first reads it (`share.auto.offset.reset`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,9 +22,32 @@ pub(crate) enum Reset {
     ByDuration(Duration),
 }
 
+/// The configs set on each group id: id → name → value.
+#[derive(Debug, Default)]
+pub(crate) struct Configs {
+    set: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl Configs {
+    /// The configs set on `group`, if any.
+    pub fn get(&self, group: &str) -> Option<&BTreeMap<String, String>> {
+        self.set.get(group)
+    }
+
+    /// Replaces the configs set on `group`.
+    pub fn set(&mut self, group: &str, configs: BTreeMap<String, String>) {
+        self.set.insert(group.to_string(), configs);
+    }
+
+    /// The group's settings: its own configs over the cluster's defaults.
+    pub fn settings(&self, group: &str, defaults: &FakeConfig) -> Settings {
+        Settings::of(self.set.get(group), defaults)
+    }
+}
+
 /// One group's settings.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct GroupConfigs {
+pub(crate) struct Settings {
     pub session_timeout: Duration,
     pub heartbeat_interval_ms: i32,
     pub lock: Duration,
@@ -48,7 +76,7 @@ pub(crate) fn default_value(name: &str, defaults: &FakeConfig) -> String {
     match name {
         "share.auto.offset.reset" => "latest".to_string(),
         "share.delivery.count.limit" => defaults.share_delivery_count_limit.to_string(),
-        "share.heartbeat.interval.ms" => super::HEARTBEAT_INTERVAL_MS.to_string(),
+        "share.heartbeat.interval.ms" => SHARE_HEARTBEAT_INTERVAL_MS.to_string(),
         "share.isolation.level" => "read_uncommitted".to_string(),
         "share.partition.max.record.locks" => "2000".to_string(),
         "share.record.lock.duration.ms" => defaults.share_record_lock_duration.as_millis().to_string(),
@@ -78,17 +106,17 @@ pub(crate) fn check(name: &str, value: &str) -> Result<(), String> {
     }
 }
 
-impl GroupConfigs {
+impl Settings {
     /// `set` over the cluster's defaults.
-    pub fn of(set: Option<&BTreeMap<String, String>>, defaults: &FakeConfig) -> GroupConfigs {
+    pub fn of(set: Option<&BTreeMap<String, String>>, defaults: &FakeConfig) -> Settings {
         let get = |name: &str| set.and_then(|s| s.get(name)).cloned().unwrap_or_else(|| default_value(name, defaults));
         let millis = |name: &str| Duration::from_millis(get(name).trim().parse().unwrap_or(0));
-        GroupConfigs {
+        Settings {
             session_timeout: millis("share.session.timeout.ms"),
             heartbeat_interval_ms: get("share.heartbeat.interval.ms")
                 .trim()
                 .parse()
-                .unwrap_or(super::HEARTBEAT_INTERVAL_MS),
+                .unwrap_or(SHARE_HEARTBEAT_INTERVAL_MS),
             lock: millis("share.record.lock.duration.ms"),
             delivery_count_limit: get("share.delivery.count.limit").trim().parse().unwrap_or(5),
             max_record_locks: get("share.partition.max.record.locks").trim().parse().unwrap_or(2000),
@@ -96,8 +124,8 @@ impl GroupConfigs {
         }
     }
 
-    pub fn limits(&self) -> super::Limits {
-        super::Limits { lock: self.lock, delivery_count_limit: self.delivery_count_limit }
+    pub fn limits(&self) -> Limits {
+        Limits { lock: self.lock, delivery_count_limit: self.delivery_count_limit }
     }
 }
 
