@@ -28,7 +28,6 @@ mod cluster;
 mod config;
 mod connection;
 mod control;
-mod errors;
 mod groups;
 mod ids;
 mod log;

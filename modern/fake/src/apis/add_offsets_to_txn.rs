@@ -2,6 +2,7 @@
 //! (transactions v1; in v2, TxnOffsetCommit adds the group itself).
 
 use kwire::messages::{AddOffsetsToTxnRequest, AddOffsetsToTxnResponse};
+use kwire::ErrorCode;
 
 use super::{fenced, Ctx};
 use crate::transactions::Producer;
@@ -9,7 +10,7 @@ use crate::transactions::Producer;
 /// v2 learned PRODUCER_FENCED.
 const FENCED_FROM: i16 = 2;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse {
     let mut state = ctx.shared.state();
     let p = Producer {
         transactional_id: request.transactional_id.as_str(),
@@ -21,4 +22,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: AddOffsetsToTxnRequest) -> AddOffse
         state.transactions_mut().add(p, fenced(ctx.version, FENCED_FROM), std::iter::empty(), [group])
     });
     AddOffsetsToTxnResponse { error_code: outcome.err().unwrap_or_default(), ..Default::default() }
+}
+
+/// The request refused with `code`.
+pub(super) fn error(_request: &AddOffsetsToTxnRequest, _version: i16, code: ErrorCode) -> AddOffsetsToTxnResponse {
+    AddOffsetsToTxnResponse { error_code: code, ..Default::default() }
 }

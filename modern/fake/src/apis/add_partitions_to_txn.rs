@@ -18,7 +18,7 @@ const BATCHED_FROM: i16 = 4;
 /// v2 learned PRODUCER_FENCED.
 const FENCED_FROM: i16 = 2;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: AddPartitionsToTxnRequest) -> AddPartitionsToTxnResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: AddPartitionsToTxnRequest) -> AddPartitionsToTxnResponse {
     let mut state = ctx.shared.state();
     if ctx.version < BATCHED_FROM {
         let p = Producer {

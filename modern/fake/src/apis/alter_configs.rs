@@ -11,7 +11,7 @@ use super::describe_configs::alterable_topic;
 use super::Ctx;
 use crate::topic_configs::{topic_config, valid_value};
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: AlterConfigsRequest) -> AlterConfigsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: AlterConfigsRequest) -> AlterConfigsResponse {
     let mut state = ctx.shared.state();
     let responses = request
         .resources

@@ -12,7 +12,7 @@ use kwire::{ErrorCode, StrBytes};
 use super::Ctx;
 use crate::share_partitions::SharePartition;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: AlterShareGroupOffsetsRequest) -> AlterShareGroupOffsetsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: AlterShareGroupOffsetsRequest) -> AlterShareGroupOffsetsResponse {
     let mut state = ctx.shared.state();
     let group = request.group_id.to_string();
     let refused = |code: ErrorCode, message: String| AlterShareGroupOffsetsResponse {

@@ -9,13 +9,13 @@ use kwire::messages::api_versions_response::{FinalizedFeatureKey, SupportedFeatu
 use kwire::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse};
 use kwire::StrBytes;
 
-use super::{advertised, served_versions};
-use crate::shared::Shared;
+use super::{advertised, served_versions, Ctx};
 
 /// EndTxn v5 ends a transaction of transactions v2.
 const TXN_V2_END_TXN: i16 = 5;
 
-pub(crate) fn handle(shared: &Shared, _request: &ApiVersionsRequest) -> ApiVersionsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, _request: ApiVersionsRequest) -> ApiVersionsResponse {
+    let shared = ctx.shared;
     let mut response = ApiVersionsResponse { api_keys: advertised(shared), ..Default::default() };
     let mut feature = |name: &'static str, max: i16| {
         let name = StrBytes::from_static_str(name);

@@ -13,7 +13,7 @@ use crate::groups::consumer::{Beat, HEARTBEAT_INTERVAL_MS};
 /// v1: the member generates its id.
 const MEMBER_CHOSEN_ID_FROM: i16 = 1;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse {
     let refused = |code: ErrorCode, message: String| ConsumerGroupHeartbeatResponse {
         error_code: code,
         error_message: Some(StrBytes::from(message)),
@@ -121,4 +121,13 @@ fn invalid(version: i16, request: &ConsumerGroupHeartbeatRequest) -> Option<(Err
         )),
         _ => None,
     }
+}
+
+/// The request refused with `code` (the group APIs answer a request-wide failure at the top).
+pub(super) fn error(
+    _request: &ConsumerGroupHeartbeatRequest,
+    _version: i16,
+    code: ErrorCode,
+) -> ConsumerGroupHeartbeatResponse {
+    ConsumerGroupHeartbeatResponse { error_code: code, ..Default::default() }
 }

@@ -9,7 +9,7 @@ use kwire::{ErrorCode, StrBytes};
 use super::Ctx;
 use crate::state::{Refused, State};
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: CreatePartitionsRequest) -> CreatePartitionsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: CreatePartitionsRequest) -> CreatePartitionsResponse {
     let mut state = ctx.shared.state();
     let results = request
         .topics

@@ -9,11 +9,12 @@ use kwire::messages::create_topics_response::{CreatableTopicConfigs, CreatableTo
 use kwire::messages::{CreateTopicsRequest, CreateTopicsResponse};
 use kwire::{ErrorCode, StrBytes, Uuid};
 
-use crate::shared::Shared;
+use super::Ctx;
 use crate::state::{Refused, State};
 
-pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16) -> CreateTopicsResponse {
-    let mut state = shared.state();
+pub(super) async fn handle(ctx: &Ctx<'_>, request: CreateTopicsRequest) -> CreateTopicsResponse {
+    let version = ctx.version;
+    let mut state = ctx.shared.state();
     let topics = request
         .topics
         .iter()
@@ -50,6 +51,22 @@ pub(crate) fn handle(shared: &Shared, request: CreateTopicsRequest, version: i16
                 }
             }
             result
+        })
+        .collect();
+    CreateTopicsResponse { topics, ..Default::default() }
+}
+
+/// Every topic refused with `code`.
+pub(super) fn error(request: &CreateTopicsRequest, _version: i16, code: ErrorCode) -> CreateTopicsResponse {
+    let topics = request
+        .topics
+        .iter()
+        .map(|t| CreatableTopicResult {
+            name: t.name.clone(),
+            error_code: code,
+            num_partitions: -1,
+            replication_factor: -1,
+            ..Default::default()
         })
         .collect();
     CreateTopicsResponse { topics, ..Default::default() }

@@ -7,7 +7,7 @@ use kwire::ErrorCode;
 
 use super::Ctx;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteGroupsRequest) -> DeleteGroupsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DeleteGroupsRequest) -> DeleteGroupsResponse {
     let mut state = ctx.shared.state();
     let results = request
         .groups_names

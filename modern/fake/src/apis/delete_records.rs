@@ -6,7 +6,7 @@ use kwire::ErrorCode;
 
 use super::Ctx;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteRecordsRequest) -> DeleteRecordsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DeleteRecordsRequest) -> DeleteRecordsResponse {
     let mut state = ctx.shared.state();
     let topics = request
         .topics

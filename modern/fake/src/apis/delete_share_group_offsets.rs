@@ -9,7 +9,7 @@ use kwire::{ErrorCode, StrBytes};
 
 use super::Ctx;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DeleteShareGroupOffsetsRequest) -> DeleteShareGroupOffsetsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DeleteShareGroupOffsetsRequest) -> DeleteShareGroupOffsetsResponse {
     let mut state = ctx.shared.state();
     let group = request.group_id.to_string();
     let refused = |code: ErrorCode, message: String| DeleteShareGroupOffsetsResponse {

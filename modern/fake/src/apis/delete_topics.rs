@@ -4,10 +4,11 @@ use kwire::messages::delete_topics_response::DeletableTopicResult;
 use kwire::messages::{DeleteTopicsRequest, DeleteTopicsResponse};
 use kwire::{ErrorCode, StrBytes, TopicName, Uuid};
 
-use crate::shared::Shared;
+use super::Ctx;
 
-pub(crate) fn handle(shared: &Shared, request: DeleteTopicsRequest, version: i16) -> DeleteTopicsResponse {
-    let mut state = shared.state();
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DeleteTopicsRequest) -> DeleteTopicsResponse {
+    let version = ctx.version;
+    let mut state = ctx.shared.state();
     // Before v6 the topics come as names only; from v6 on as (name or id) pairs.
     let asked: Vec<(Option<String>, Uuid)> = if version < 6 {
         request.topic_names.iter().map(|n| (Some(n.0.to_string()), Uuid::nil())).collect()
@@ -44,5 +45,28 @@ pub(crate) fn handle(shared: &Shared, request: DeleteTopicsRequest, version: i16
             result
         })
         .collect();
+    DeleteTopicsResponse { responses, ..Default::default() }
+}
+
+/// Every topic refused with `code`: by name before v6, as named (name or id) from v6.
+pub(super) fn error(request: &DeleteTopicsRequest, version: i16, code: ErrorCode) -> DeleteTopicsResponse {
+    let responses = if version < 6 {
+        request
+            .topic_names
+            .iter()
+            .map(|n| DeletableTopicResult { name: Some(n.clone()), error_code: code, ..Default::default() })
+            .collect()
+    } else {
+        request
+            .topics
+            .iter()
+            .map(|t| DeletableTopicResult {
+                name: t.name.clone(),
+                topic_id: t.topic_id,
+                error_code: code,
+                ..Default::default()
+            })
+            .collect()
+    };
     DeleteTopicsResponse { responses, ..Default::default() }
 }

@@ -9,7 +9,7 @@ use super::Ctx;
 /// DescribeCluster v1's endpoint types: brokers, or controllers (which a broker does not list).
 const BROKERS: i8 = 1;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeClusterRequest) -> DescribeClusterResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DescribeClusterRequest) -> DescribeClusterResponse {
     let state = ctx.shared.state();
     if ctx.version >= 1 && request.endpoint_type != BROKERS {
         return DescribeClusterResponse {

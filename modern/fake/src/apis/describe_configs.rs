@@ -24,7 +24,7 @@ const DYNAMIC_DEFAULT_BROKER_CONFIG: i8 = 3;
 const DEFAULT_CONFIG: i8 = 5;
 const STATIC_BROKER_CONFIG: i8 = 4;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> DescribeConfigsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DescribeConfigsRequest) -> DescribeConfigsResponse {
     let state = ctx.shared.state();
     let results = request
         .resources

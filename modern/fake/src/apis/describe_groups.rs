@@ -12,7 +12,7 @@ use crate::groups::Group;
 /// before, such a group is described as Dead.
 const NOT_FOUND_FROM: i16 = 6;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeGroupsRequest) -> DescribeGroupsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DescribeGroupsRequest) -> DescribeGroupsResponse {
     let state = ctx.shared.state();
     // Asked for from v3; a group answered with an error gets none (Kafka's schema default).
     let operations =
@@ -79,6 +79,16 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeGroupsRequest) -> DescribeG
                 .collect();
             described
         })
+        .collect();
+    DescribeGroupsResponse { groups, ..Default::default() }
+}
+
+/// Every group refused with `code`.
+pub(super) fn error(request: &DescribeGroupsRequest, _version: i16, code: ErrorCode) -> DescribeGroupsResponse {
+    let groups = request
+        .groups
+        .iter()
+        .map(|g| DescribedGroup { group_id: g.clone(), error_code: code, ..Default::default() })
         .collect();
     DescribeGroupsResponse { groups, ..Default::default() }
 }

@@ -12,7 +12,10 @@ use kwire::{ErrorCode, StrBytes, TopicName};
 
 use super::Ctx;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeShareGroupOffsetsRequest) -> DescribeShareGroupOffsetsResponse {
+pub(super) async fn handle(
+    ctx: &Ctx<'_>,
+    request: DescribeShareGroupOffsetsRequest,
+) -> DescribeShareGroupOffsetsResponse {
     let state = ctx.shared.state();
     let shares = state.shares();
     let groups = request

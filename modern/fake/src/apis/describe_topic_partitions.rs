@@ -9,7 +9,7 @@ use kwire::{BrokerId, ErrorCode, StrBytes, TopicName};
 
 use super::Ctx;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeTopicPartitionsRequest) -> DescribeTopicPartitionsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DescribeTopicPartitionsRequest) -> DescribeTopicPartitionsResponse {
     let state = ctx.shared.state();
     let mut names: Vec<String> = if request.topics.is_empty() {
         state.topics().names().cloned().collect()

@@ -9,7 +9,7 @@ use kwire::{ErrorCode, ProducerId, StrBytes, TopicName};
 
 use super::Ctx;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: DescribeTransactionsRequest) -> DescribeTransactionsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: DescribeTransactionsRequest) -> DescribeTransactionsResponse {
     let state = ctx.shared.state();
     let transaction_states = request
         .transactional_ids

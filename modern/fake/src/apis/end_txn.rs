@@ -2,7 +2,7 @@
 //! answers with the producer's next epoch.
 
 use kwire::messages::{EndTxnRequest, EndTxnResponse};
-use kwire::ProducerId;
+use kwire::{ErrorCode, ProducerId};
 
 use super::{fenced, Ctx};
 use crate::transactions::Producer;
@@ -12,7 +12,7 @@ const V2_FROM: i16 = 5;
 /// v2 learned PRODUCER_FENCED.
 const FENCED_FROM: i16 = 2;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: EndTxnRequest) -> EndTxnResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: EndTxnRequest) -> EndTxnResponse {
     let mut state = ctx.shared.state();
     let p = Producer {
         transactional_id: request.transactional_id.as_str(),
@@ -27,14 +27,17 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: EndTxnRequest) -> EndTxnResponse {
     ctx.shared.appended.notify_waiters();
     match outcome {
         Ok((id, epoch)) => EndTxnResponse { producer_id: ProducerId(id), producer_epoch: epoch, ..Default::default() },
-        Err(code) => EndTxnResponse {
-            error_code: match code {
-                kwire::ErrorCode::PRODUCER_FENCED => fenced(ctx.version, FENCED_FROM),
-                code => code,
-            },
-            producer_id: ProducerId(-1),
-            producer_epoch: -1,
-            ..Default::default()
-        },
+        Err(ErrorCode::PRODUCER_FENCED) => refused(fenced(ctx.version, FENCED_FROM)),
+        Err(code) => refused(code),
     }
+}
+
+/// The request refused with `code`.
+pub(super) fn error(_request: &EndTxnRequest, _version: i16, code: ErrorCode) -> EndTxnResponse {
+    refused(code)
+}
+
+/// No producer id and epoch, and why.
+fn refused(error_code: ErrorCode) -> EndTxnResponse {
+    EndTxnResponse { error_code, producer_id: ProducerId(-1), producer_epoch: -1, ..Default::default() }
 }

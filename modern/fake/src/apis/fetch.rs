@@ -11,6 +11,7 @@ use kwire::messages::fetch_response::{FetchableTopicResponse, LeaderIdAndEpoch, 
 use kwire::messages::{FetchRequest, FetchResponse};
 use kwire::{BrokerId, ErrorCode, Records, TopicName};
 
+use super::Ctx;
 use crate::shared::Shared;
 
 /// Fetch v13 names topics by id.
@@ -24,7 +25,8 @@ const FETCH_MAX_BYTES: usize = 57_671_680;
 /// minutes on a client's say-so).
 const MAX_WAIT: Duration = Duration::from_secs(30);
 
-pub(crate) async fn handle(shared: &Shared, node: i32, request: FetchRequest, version: i16) -> FetchResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: FetchRequest) -> FetchResponse {
+    let (shared, node, version) = (ctx.shared, ctx.node, ctx.version);
     if request.session_id != 0 || request.session_epoch > 0 {
         // A session this cluster never handed out.
         return FetchResponse { error_code: ErrorCode::FETCH_SESSION_ID_NOT_FOUND, ..Default::default() };
@@ -72,17 +74,7 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                 .partitions
                 .iter()
                 .map(|p| {
-                    // A refused partition's answer: Kafka's `partitionResponse(error)`.
-                    let refused = PartitionData {
-                        partition_index: p.partition,
-                        high_watermark: -1,
-                        last_stable_offset: -1,
-                        log_start_offset: -1,
-                        aborted_transactions: None,
-                        records: Some(Default::default()),
-                        ..Default::default()
-                    };
-                    let mut data = refused.clone();
+                    let mut data = refused(p.partition, ErrorCode::NONE);
                     let Some(name) = &name else {
                         data.error_code = ErrorCode::UNKNOWN_TOPIC_ID;
                         failed = true;
@@ -96,9 +88,7 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                             failed = true;
                             if code == ErrorCode::NOT_LEADER_OR_FOLLOWER && version >= 12 {
                                 // KIP-951: say who leads now.
-                                if let Some(part) =
-                                    state.topic(name).and_then(|t| t.partitions.get(p.partition as usize))
-                                {
+                                if let Some(part) = state.partition(name, p.partition) {
                                     data.current_leader = LeaderIdAndEpoch {
                                         leader_id: BrokerId(part.leader),
                                         leader_epoch: part.leader_epoch,
@@ -122,14 +112,9 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                     data.log_start_offset = log.start_offset();
                     if p.fetch_offset < log.start_offset() || p.fetch_offset > log.end_offset() {
                         tracing::debug!(topic = %name, partition = p.partition, offset = p.fetch_offset, end = log.end_offset(), "Fetch out of range");
-                        // As every refused partition: no offsets, no records (Kafka's
-                        // `FetchResponse.partitionResponse(error)`).
+                        // As every refused partition: no offsets, no records.
                         failed = true;
-                        return PartitionData {
-                            partition_index: p.partition,
-                            error_code: ErrorCode::OFFSET_OUT_OF_RANGE,
-                            ..refused
-                        };
+                        return refused(p.partition, ErrorCode::OFFSET_OUT_OF_RANGE);
                     }
                     let limit = usize::try_from(p.partition_max_bytes).unwrap_or(0).min(room);
                     // At least one batch for the first partition with data, so no batch is too big to ever read.
@@ -153,14 +138,52 @@ fn read(shared: &Shared, node: i32, request: &FetchRequest, version: i16) -> (Fe
                     data
                 })
                 .collect();
-            let mut response = FetchableTopicResponse { partitions, ..Default::default() };
-            if version >= TOPIC_IDS_FROM {
-                response.topic_id = topic.topic_id;
-            } else {
-                response.topic = TopicName(topic.topic.0.clone());
-            }
-            response
+            topic_response(version, topic.topic.clone(), topic.topic_id, partitions)
         })
         .collect();
     (FetchResponse { responses, ..Default::default() }, total, failed)
+}
+
+/// Every partition refused with `code` (from v7 the whole response too).
+pub(super) fn error(request: &FetchRequest, version: i16, code: ErrorCode) -> FetchResponse {
+    let responses = request
+        .topics
+        .iter()
+        .map(|t| {
+            let partitions = t.partitions.iter().map(|p| refused(p.partition, code)).collect();
+            topic_response(version, t.topic.clone(), t.topic_id, partitions)
+        })
+        .collect();
+    FetchResponse { error_code: if version >= 7 { code } else { ErrorCode::NONE }, responses, ..Default::default() }
+}
+
+/// A refused partition's answer: no offsets, no records (Kafka's
+/// `FetchResponse.partitionResponse(error)`).
+fn refused(partition_index: i32, error_code: ErrorCode) -> PartitionData {
+    PartitionData {
+        partition_index,
+        error_code,
+        high_watermark: -1,
+        last_stable_offset: -1,
+        log_start_offset: -1,
+        aborted_transactions: None,
+        records: Some(Default::default()),
+        ..Default::default()
+    }
+}
+
+/// A topic's answer, named by name, or by id from v13.
+fn topic_response(
+    version: i16,
+    name: TopicName,
+    topic_id: kwire::Uuid,
+    partitions: Vec<PartitionData>,
+) -> FetchableTopicResponse {
+    let mut response = FetchableTopicResponse { partitions, ..Default::default() };
+    if version >= TOPIC_IDS_FROM {
+        response.topic_id = topic_id;
+    } else {
+        response.topic = name;
+    }
+    response
 }

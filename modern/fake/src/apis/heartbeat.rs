@@ -8,7 +8,7 @@ use kwire::ErrorCode;
 use super::Ctx;
 use crate::groups::classic::Phase;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: HeartbeatRequest) -> HeartbeatResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: HeartbeatRequest) -> HeartbeatResponse {
     let mut state = ctx.shared.state();
     let error_code = (|| {
         state.coordinates(ctx.node, &request.group_id)?;
@@ -32,4 +32,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: HeartbeatRequest) -> HeartbeatRespo
     .unwrap_or(ErrorCode::NONE);
     tracing::debug!(group = %request.group_id, member = %request.member_id, generation = request.generation_id, %error_code, "Heartbeat");
     HeartbeatResponse { error_code, ..Default::default() }
+}
+
+/// The request refused with `code`.
+pub(super) fn error(_request: &HeartbeatRequest, _version: i16, code: ErrorCode) -> HeartbeatResponse {
+    HeartbeatResponse { error_code: code, ..Default::default() }
 }

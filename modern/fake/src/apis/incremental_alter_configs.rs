@@ -16,7 +16,7 @@ const DELETE: i8 = 1;
 const APPEND: i8 = 2;
 const SUBTRACT: i8 = 3;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: IncrementalAlterConfigsRequest) -> IncrementalAlterConfigsResponse {
     let mut state = ctx.shared.state();
     let responses = request
         .resources

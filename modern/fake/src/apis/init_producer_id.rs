@@ -2,14 +2,14 @@
 //! transactional id, the transaction coordinator's answer (see `transactions`).
 
 use kwire::messages::{InitProducerIdRequest, InitProducerIdResponse};
-use kwire::ProducerId;
+use kwire::{ErrorCode, ProducerId};
 
 use super::{fenced, Ctx};
 
 /// InitProducerId v4 learned PRODUCER_FENCED (older clients get INVALID_PRODUCER_EPOCH).
 const FENCED_FROM: i16 = 4;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: InitProducerIdRequest) -> InitProducerIdResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: InitProducerIdRequest) -> InitProducerIdResponse {
     let mut state = ctx.shared.state();
     let Some(transactional_id) = &request.transactional_id else {
         let id = state.new_producer_id();
@@ -24,11 +24,16 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: InitProducerIdRequest) -> InitProdu
         Ok((producer_id, epoch)) => {
             InitProducerIdResponse { producer_id: ProducerId(producer_id), producer_epoch: epoch, ..Default::default() }
         }
-        Err(code) => InitProducerIdResponse {
-            error_code: code,
-            producer_id: ProducerId(-1),
-            producer_epoch: -1,
-            ..Default::default()
-        },
+        Err(code) => refused(code),
     }
+}
+
+/// The request refused with `code`.
+pub(super) fn error(_request: &InitProducerIdRequest, _version: i16, code: ErrorCode) -> InitProducerIdResponse {
+    refused(code)
+}
+
+/// No producer id, and why.
+fn refused(error_code: ErrorCode) -> InitProducerIdResponse {
+    InitProducerIdResponse { error_code, producer_id: ProducerId(-1), producer_epoch: -1, ..Default::default() }
 }

@@ -14,16 +14,9 @@ use crate::groups::classic::{JoinRequest, JoinStep};
 /// JoinGroup v4 asks a new member to join again with the id it is given (KIP-394).
 const KNOWN_MEMBER_ID_FROM: i16 = 4;
 
-pub(crate) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGroupResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGroupResponse {
     let group_id = request.group_id.to_string();
-    let refuse = |error_code, member_id: String| JoinGroupResponse {
-        error_code,
-        generation_id: -1,
-        member_id: StrBytes::from(member_id),
-        // Null from v7 on, as Kafka answers an error; an empty string before.
-        protocol_name: (ctx.version < 7).then(StrBytes::default),
-        ..Default::default()
-    };
+    let refuse = |error_code, member_id: String| refused(ctx.version, error_code, StrBytes::from(member_id));
     let join = JoinRequest {
         member_id: request.member_id.to_string(),
         instance_id: request.group_instance_id.as_ref().map(|s| s.to_string()),
@@ -92,5 +85,22 @@ pub(crate) async fn handle(ctx: &Ctx<'_>, request: JoinGroupRequest) -> JoinGrou
         }
         // The group ticker ends overdue rounds; the timeout only bounds a missed wake-up.
         let _ = tokio::time::timeout(Duration::from_millis(200), changed).await;
+    }
+}
+
+/// The join refused with `code`.
+pub(super) fn error(request: &JoinGroupRequest, version: i16, code: ErrorCode) -> JoinGroupResponse {
+    refused(version, code, request.member_id.clone())
+}
+
+/// A join refused: no generation, and the member id it was made with (or is to use).
+fn refused(version: i16, error_code: ErrorCode, member_id: StrBytes) -> JoinGroupResponse {
+    JoinGroupResponse {
+        error_code,
+        generation_id: -1,
+        member_id,
+        // Null from v7 on, as Kafka answers an error; an empty string before.
+        protocol_name: (version < 7).then(StrBytes::default),
+        ..Default::default()
     }
 }

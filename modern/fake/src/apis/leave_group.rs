@@ -11,7 +11,7 @@ use super::Ctx;
 /// LeaveGroup v3 names several members.
 const BATCHED_FROM: i16 = 3;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: LeaveGroupRequest) -> LeaveGroupResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: LeaveGroupRequest) -> LeaveGroupResponse {
     let response = {
         let mut state = ctx.shared.state();
         if let Err(error_code) = state.coordinates(ctx.node, &request.group_id) {
@@ -69,4 +69,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: LeaveGroupRequest) -> LeaveGroupRes
     };
     ctx.shared.groups_changed.notify_waiters();
     response
+}
+
+/// The request refused with `code` (as a whole, not member by member).
+pub(super) fn error(_request: &LeaveGroupRequest, _version: i16, code: ErrorCode) -> LeaveGroupResponse {
+    LeaveGroupResponse { error_code: code, ..Default::default() }
 }

@@ -3,11 +3,11 @@
 
 use kwire::messages::list_groups_response::ListedGroup;
 use kwire::messages::{ListGroupsRequest, ListGroupsResponse};
-use kwire::{GroupId, StrBytes};
+use kwire::{ErrorCode, GroupId, StrBytes};
 
 use super::Ctx;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: ListGroupsRequest) -> ListGroupsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ListGroupsRequest) -> ListGroupsResponse {
     let state = ctx.shared.state();
     let wanted =
         |filter: &[StrBytes], value: &str| filter.is_empty() || filter.iter().any(|f| f.eq_ignore_ascii_case(value));
@@ -25,4 +25,9 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ListGroupsRequest) -> ListGroupsRes
         })
         .collect();
     ListGroupsResponse { groups, ..Default::default() }
+}
+
+/// The request refused with `code`.
+pub(super) fn error(_request: &ListGroupsRequest, _version: i16, code: ErrorCode) -> ListGroupsResponse {
+    ListGroupsResponse { error_code: code, ..Default::default() }
 }

@@ -5,15 +5,16 @@ use kwire::messages::list_offsets_response::{ListOffsetsPartitionResponse, ListO
 use kwire::messages::{ListOffsetsRequest, ListOffsetsResponse};
 use kwire::ErrorCode;
 
+use super::Ctx;
 use crate::log::Found;
-use crate::shared::Shared;
 
 const LATEST: i64 = -1;
 const EARLIEST: i64 = -2;
 const MAX_TIMESTAMP: i64 = -3;
 
-pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, version: i16) -> ListOffsetsResponse {
-    let mut state = shared.state();
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ListOffsetsRequest) -> ListOffsetsResponse {
+    let (node, version) = (ctx.node, ctx.version);
+    let mut state = ctx.shared.state();
     let topics = request
         .topics
         .into_iter()
@@ -23,12 +24,7 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, ve
                 .partitions
                 .iter()
                 .map(|p| {
-                    let mut response = ListOffsetsPartitionResponse {
-                        partition_index: p.partition_index,
-                        timestamp: -1,
-                        offset: -1,
-                        ..Default::default()
-                    };
+                    let mut response = partition_response(p.partition_index, ErrorCode::NONE);
                     match state.led_partition(&name, p.partition_index, node) {
                         Err(code) => response.error_code = code,
                         Ok(partition) => {
@@ -82,4 +78,23 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ListOffsetsRequest, ve
         })
         .collect();
     ListOffsetsResponse { topics, ..Default::default() }
+}
+
+/// Every partition refused with `code`.
+pub(super) fn error(request: &ListOffsetsRequest, _version: i16, code: ErrorCode) -> ListOffsetsResponse {
+    let topics = request
+        .topics
+        .iter()
+        .map(|t| ListOffsetsTopicResponse {
+            name: t.name.clone(),
+            partitions: t.partitions.iter().map(|p| partition_response(p.partition_index, code)).collect(),
+            ..Default::default()
+        })
+        .collect();
+    ListOffsetsResponse { topics, ..Default::default() }
+}
+
+/// A partition's answer before anything is found: no offset, no timestamp.
+fn partition_response(partition_index: i32, error_code: ErrorCode) -> ListOffsetsPartitionResponse {
+    ListOffsetsPartitionResponse { partition_index, error_code, timestamp: -1, offset: -1, ..Default::default() }
 }

@@ -11,7 +11,7 @@ use kwire::{ErrorCode, ProducerId, StrBytes, TransactionalId};
 use super::Ctx;
 use crate::transactions::TxnState;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: ListTransactionsRequest) -> ListTransactionsResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ListTransactionsRequest) -> ListTransactionsResponse {
     let state = ctx.shared.state();
     let pattern = match request.transactional_id_pattern.as_deref().filter(|p| !p.is_empty()) {
         None => None,

@@ -6,11 +6,12 @@ use kwire::messages::metadata_response::{MetadataResponseBroker, MetadataRespons
 use kwire::messages::{MetadataRequest, MetadataResponse};
 use kwire::{BrokerId, ErrorCode, StrBytes, TopicName, Uuid};
 
-use crate::shared::Shared;
+use super::Ctx;
 use crate::state::{valid_topic_name, State};
 
-pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) -> MetadataResponse {
-    let mut state = shared.state();
+pub(super) async fn handle(ctx: &Ctx<'_>, request: MetadataRequest) -> MetadataResponse {
+    let version = ctx.version;
+    let mut state = ctx.shared.state();
     // Before v4 every request may create topics.
     let may_create = version < 4 || request.allow_auto_topic_creation;
     // In v0 an empty list asks for every topic; from v1 on, null does.
@@ -33,11 +34,11 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
                     Some(name) => name.0.to_string(),
                     None => match state.name_of(t.topic_id) {
                         Some(name) => name.to_string(),
-                        None => return unknown(None, t.topic_id, ErrorCode::UNKNOWN_TOPIC_ID),
+                        None => return refused(None, t.topic_id, ErrorCode::UNKNOWN_TOPIC_ID),
                     },
                 };
                 if !valid_topic_name(&name) {
-                    return unknown(Some(&name), Uuid::nil(), ErrorCode::INVALID_TOPIC_EXCEPTION);
+                    return refused(Some(topic_name(&name)), Uuid::nil(), ErrorCode::INVALID_TOPIC_EXCEPTION);
                 }
                 if may_create {
                     state.auto_create(&name);
@@ -74,7 +75,7 @@ pub(crate) fn handle(shared: &Shared, request: MetadataRequest, version: i16) ->
 /// A topic's entry, or UNKNOWN_TOPIC_OR_PARTITION.
 fn topic(state: &State, name: &str, asked_id: Uuid) -> MetadataResponseTopic {
     let Some(topic) = state.topic(name) else {
-        return unknown(Some(name), asked_id, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
+        return refused(Some(topic_name(name)), asked_id, ErrorCode::UNKNOWN_TOPIC_OR_PARTITION);
     };
     MetadataResponseTopic {
         name: Some(TopicName(StrBytes::from(name.to_string()))),
@@ -108,11 +109,17 @@ fn topic(state: &State, name: &str, asked_id: Uuid) -> MetadataResponseTopic {
     }
 }
 
-fn unknown(name: Option<&str>, id: Uuid, error_code: ErrorCode) -> MetadataResponseTopic {
-    MetadataResponseTopic {
-        error_code,
-        name: name.map(|n| TopicName(StrBytes::from(n.to_string()))),
-        topic_id: id,
-        ..Default::default()
-    }
+/// A topic refused with `error_code`.
+fn refused(name: Option<TopicName>, id: Uuid, error_code: ErrorCode) -> MetadataResponseTopic {
+    MetadataResponseTopic { error_code, name, topic_id: id, ..Default::default() }
+}
+
+fn topic_name(name: &str) -> TopicName {
+    TopicName(StrBytes::from(name.to_string()))
+}
+
+/// Every topic asked for refused with `code`.
+pub(super) fn error(request: &MetadataRequest, _version: i16, code: ErrorCode) -> MetadataResponse {
+    let topics = request.topics.iter().flatten().map(|t| refused(t.name.clone(), t.topic_id, code)).collect();
+    MetadataResponse { topics, ..Default::default() }
 }

@@ -1,5 +1,12 @@
-//! One file per API; this one routes a decoded request to its handler and says which APIs,
-//! at which versions, the cluster serves.
+//! The APIs the cluster serves: one file per API, each holding its handler (`handle`) and, for
+//! an API whose responses carry an error code, the response that fails a request with one code
+//! (`error`, shaped after the request as Kafka's `AbstractRequest.getErrorResponse` shapes it:
+//! every partition, group or key it names), which a hook's [`Action::Error`](crate::Action)
+//! answers with. The table below yields what is served, the dispatch, and what
+//! [`FakeCluster::fail`](crate::FakeCluster::fail) accepts: serving another API is its file
+//! (with its `mod` line, for rustfmt to see it) and its row; the compiler refuses a row
+//! without its file, a file without its row (its handler unused), and an `+ error` row whose
+//! file has no error response.
 
 mod add_offsets_to_txn;
 mod add_partitions_to_txn;
@@ -46,10 +53,98 @@ mod txn_offset_commit;
 
 use kwire::messages::api_versions_response::ApiVersion;
 use kwire::messages::{ApiKey, RequestKind, ResponseKind};
-use kwire::VersionRange;
+use kwire::{ErrorCode, VersionRange};
 
-pub(crate) use crate::errors::{can_fail, error_response};
 use crate::shared::Shared;
+
+/// The table: each API key, the file of its handler, and `+ error` where its file has an error
+/// response (the APIs a hook's error may fail); then the APIs the connection answers itself.
+macro_rules! apis {
+    (
+        handled: { $( $api:ident => $file:ident $(+ $error:ident)? ),* $(,)? }
+        by the connection: { $( $connection:ident ),* $(,)? }
+    ) => {
+        /// The APIs the cluster answers; each at every version kwire's messages know.
+        pub(crate) const SERVED: &[ApiKey] = &[$( ApiKey::$api, )* $( ApiKey::$connection, )*];
+
+        /// The answer to a request of a served API; `None` for a request that gets no response.
+        pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<ResponseKind> {
+            match request {
+                $( RequestKind::$api(r) => Reply::reply($file::handle(ctx, r).await), )*
+                _ => None,
+            }
+        }
+
+        /// `request` failed with `code` at `version`; `None` for an API whose responses carry
+        /// no error.
+        pub(crate) fn error_response(request: &RequestKind, version: i16, code: ErrorCode) -> Option<ResponseKind> {
+            match request {
+                $( $( RequestKind::$api(r) => Some($file::$error(r, version, code).into()), )? )*
+                _ => None,
+            }
+        }
+
+        /// Whether a hook's error can fail requests of `api`: whether its responses carry one.
+        pub(crate) fn can_fail(api: ApiKey) -> bool {
+            match api {
+                $( $( ApiKey::$api => {
+                    let _ = $file::$error;
+                    true
+                } )? )*
+                _ => false,
+            }
+        }
+    };
+}
+
+apis! {
+    handled: {
+        Produce => produce + error,
+        Fetch => fetch + error,
+        ListOffsets => list_offsets + error,
+        Metadata => metadata + error,
+        OffsetCommit => offset_commit + error,
+        OffsetFetch => offset_fetch + error,
+        FindCoordinator => find_coordinator + error,
+        JoinGroup => join_group + error,
+        Heartbeat => heartbeat + error,
+        LeaveGroup => leave_group + error,
+        SyncGroup => sync_group + error,
+        DescribeGroups => describe_groups + error,
+        ListGroups => list_groups + error,
+        ApiVersions => api_versions,
+        CreateTopics => create_topics + error,
+        DeleteTopics => delete_topics + error,
+        InitProducerId => init_producer_id + error,
+        DeleteGroups => delete_groups,
+        OffsetDelete => offset_delete,
+        DeleteRecords => delete_records,
+        OffsetForLeaderEpoch => offset_for_leader_epoch,
+        DescribeConfigs => describe_configs,
+        CreatePartitions => create_partitions,
+        AlterConfigs => alter_configs,
+        IncrementalAlterConfigs => incremental_alter_configs,
+        DescribeCluster => describe_cluster,
+        DescribeTopicPartitions => describe_topic_partitions,
+        AddPartitionsToTxn => add_partitions_to_txn,
+        AddOffsetsToTxn => add_offsets_to_txn + error,
+        EndTxn => end_txn + error,
+        TxnOffsetCommit => txn_offset_commit,
+        DescribeTransactions => describe_transactions,
+        ListTransactions => list_transactions,
+        ConsumerGroupHeartbeat => consumer_group_heartbeat + error,
+        ConsumerGroupDescribe => consumer_group_describe,
+        ShareGroupHeartbeat => share_group_heartbeat + error,
+        ShareGroupDescribe => share_group_describe,
+        ShareFetch => share_fetch + error,
+        ShareAcknowledge => share_acknowledge + error,
+        DescribeShareGroupOffsets => describe_share_group_offsets,
+        AlterShareGroupOffsets => alter_share_group_offsets,
+        DeleteShareGroupOffsets => delete_share_group_offsets,
+    }
+    // They hold the connection's authentication, so the connection answers them.
+    by the connection: { SaslHandshake, SaslAuthenticate }
+}
 
 /// What a handler knows of the request besides its body.
 pub(crate) struct Ctx<'a> {
@@ -64,54 +159,25 @@ pub(crate) struct Ctx<'a> {
     pub client_host: &'a str,
 }
 
-/// The APIs the cluster answers; each at every version kwire's messages know.
-pub(crate) const SERVED: &[ApiKey] = &[
-    ApiKey::Produce,
-    ApiKey::Fetch,
-    ApiKey::ListOffsets,
-    ApiKey::Metadata,
-    ApiKey::OffsetCommit,
-    ApiKey::OffsetFetch,
-    ApiKey::FindCoordinator,
-    ApiKey::JoinGroup,
-    ApiKey::Heartbeat,
-    ApiKey::LeaveGroup,
-    ApiKey::SyncGroup,
-    ApiKey::DescribeGroups,
-    ApiKey::ListGroups,
-    ApiKey::ApiVersions,
-    ApiKey::CreateTopics,
-    ApiKey::DeleteTopics,
-    ApiKey::InitProducerId,
-    ApiKey::DeleteGroups,
-    ApiKey::OffsetDelete,
-    ApiKey::DeleteRecords,
-    ApiKey::OffsetForLeaderEpoch,
-    ApiKey::DescribeConfigs,
-    ApiKey::CreatePartitions,
-    ApiKey::AlterConfigs,
-    ApiKey::IncrementalAlterConfigs,
-    ApiKey::DescribeCluster,
-    ApiKey::DescribeTopicPartitions,
-    ApiKey::AddPartitionsToTxn,
-    ApiKey::AddOffsetsToTxn,
-    ApiKey::EndTxn,
-    ApiKey::TxnOffsetCommit,
-    ApiKey::DescribeTransactions,
-    ApiKey::ListTransactions,
-    ApiKey::ConsumerGroupHeartbeat,
-    ApiKey::ConsumerGroupDescribe,
-    ApiKey::ShareGroupHeartbeat,
-    ApiKey::ShareGroupDescribe,
-    ApiKey::ShareFetch,
-    ApiKey::ShareAcknowledge,
-    ApiKey::DescribeShareGroupOffsets,
-    ApiKey::AlterShareGroupOffsets,
-    ApiKey::DeleteShareGroupOffsets,
-    // Answered by the connection, which holds the authentication's state.
-    ApiKey::SaslHandshake,
-    ApiKey::SaslAuthenticate,
-];
+/// What a handler returns: its response, or a [`MaybeResponse`].
+trait Reply {
+    fn reply(self) -> Option<ResponseKind>;
+}
+
+impl<T: Into<ResponseKind>> Reply for T {
+    fn reply(self) -> Option<ResponseKind> {
+        Some(self.into())
+    }
+}
+
+/// A response, or none at all (a Produce with acks=0 gets none).
+pub(crate) struct MaybeResponse<T>(pub Option<T>);
+
+impl<T: Into<ResponseKind>> Reply for MaybeResponse<T> {
+    fn reply(self) -> Option<ResponseKind> {
+        self.0.map(Into::into)
+    }
+}
 
 /// The versions of `api` the cluster serves: those kwire's messages read, within the
 /// release the cluster behaves as; `None` for an API it does not serve.
@@ -155,73 +221,23 @@ pub(crate) fn served(shared: &Shared, api: ApiKey, version: i16) -> bool {
     served_versions(shared, api).is_some_and(|v| v.contains(version))
 }
 
-/// The answer to a request of a served API; `None` for a request that gets no response.
-pub(crate) async fn handle(ctx: &Ctx<'_>, request: RequestKind) -> Option<ResponseKind> {
-    let (shared, node, version) = (ctx.shared, ctx.node, ctx.version);
-    Some(match request {
-        RequestKind::ApiVersions(r) => api_versions::handle(shared, &r).into(),
-        RequestKind::Metadata(r) => metadata::handle(shared, r, version).into(),
-        RequestKind::CreateTopics(r) => create_topics::handle(shared, r, version).into(),
-        RequestKind::DeleteTopics(r) => delete_topics::handle(shared, r, version).into(),
-        RequestKind::Produce(r) => return produce::handle(shared, node, r, version).map(Into::into),
-        RequestKind::Fetch(r) => fetch::handle(shared, node, r, version).await.into(),
-        RequestKind::ListOffsets(r) => list_offsets::handle(shared, node, r, version).into(),
-        RequestKind::InitProducerId(r) => init_producer_id::handle(ctx, r).into(),
-        RequestKind::AddPartitionsToTxn(r) => add_partitions_to_txn::handle(ctx, r).into(),
-        RequestKind::AddOffsetsToTxn(r) => add_offsets_to_txn::handle(ctx, r).into(),
-        RequestKind::TxnOffsetCommit(r) => txn_offset_commit::handle(ctx, r).into(),
-        RequestKind::EndTxn(r) => end_txn::handle(ctx, r).into(),
-        RequestKind::DescribeTransactions(r) => describe_transactions::handle(ctx, r).into(),
-        RequestKind::ListTransactions(r) => list_transactions::handle(ctx, r).into(),
-        RequestKind::ConsumerGroupHeartbeat(r) => consumer_group_heartbeat::handle(ctx, r).into(),
-        RequestKind::ConsumerGroupDescribe(r) => consumer_group_describe::handle(ctx, r).into(),
-        RequestKind::ShareGroupHeartbeat(r) => share_group_heartbeat::handle(ctx, r).into(),
-        RequestKind::ShareGroupDescribe(r) => share_group_describe::handle(ctx, r).into(),
-        RequestKind::ShareFetch(r) => share_fetch::handle(ctx, r).await.into(),
-        RequestKind::ShareAcknowledge(r) => share_acknowledge::handle(ctx, r).into(),
-        RequestKind::DescribeShareGroupOffsets(r) => describe_share_group_offsets::handle(ctx, r).into(),
-        RequestKind::AlterShareGroupOffsets(r) => alter_share_group_offsets::handle(ctx, r).into(),
-        RequestKind::DeleteShareGroupOffsets(r) => delete_share_group_offsets::handle(ctx, r).into(),
-        RequestKind::FindCoordinator(r) => find_coordinator::handle(ctx, r).into(),
-        RequestKind::JoinGroup(r) => join_group::handle(ctx, r).await.into(),
-        RequestKind::SyncGroup(r) => sync_group::handle(ctx, r).await.into(),
-        RequestKind::Heartbeat(r) => heartbeat::handle(ctx, r).into(),
-        RequestKind::LeaveGroup(r) => leave_group::handle(ctx, r).into(),
-        RequestKind::OffsetCommit(r) => offset_commit::handle(ctx, r).into(),
-        RequestKind::OffsetFetch(r) => offset_fetch::handle(ctx, r).into(),
-        RequestKind::DescribeGroups(r) => describe_groups::handle(ctx, r).into(),
-        RequestKind::ListGroups(r) => list_groups::handle(ctx, r).into(),
-        RequestKind::DeleteGroups(r) => delete_groups::handle(ctx, r).into(),
-        RequestKind::OffsetDelete(r) => offset_delete::handle(ctx, r).into(),
-        RequestKind::DeleteRecords(r) => delete_records::handle(ctx, r).into(),
-        RequestKind::OffsetForLeaderEpoch(r) => offset_for_leader_epoch::handle(ctx, r).into(),
-        RequestKind::DescribeConfigs(r) => describe_configs::handle(ctx, r).into(),
-        RequestKind::CreatePartitions(r) => create_partitions::handle(ctx, r).into(),
-        RequestKind::AlterConfigs(r) => alter_configs::handle(ctx, r).into(),
-        RequestKind::IncrementalAlterConfigs(r) => incremental_alter_configs::handle(ctx, r).into(),
-        RequestKind::DescribeCluster(r) => describe_cluster::handle(ctx, r).into(),
-        RequestKind::DescribeTopicPartitions(r) => describe_topic_partitions::handle(ctx, r).into(),
-        _ => return None,
-    })
-}
-
 /// What a fenced producer gets at this version: PRODUCER_FENCED from `since`, before that
 /// INVALID_PRODUCER_EPOCH (Kafka's answer to clients older than the code).
-pub(crate) fn fenced(version: i16, since: i16) -> kwire::ErrorCode {
+pub(crate) fn fenced(version: i16, since: i16) -> ErrorCode {
     if version >= since {
-        kwire::ErrorCode::PRODUCER_FENCED
+        ErrorCode::PRODUCER_FENCED
     } else {
-        kwire::ErrorCode::INVALID_PRODUCER_EPOCH
+        ErrorCode::INVALID_PRODUCER_EPOCH
     }
 }
 
 /// KIP-320's check of the leader epoch a client believes current (-1: no check): an older one
 /// is FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH.
-pub(crate) fn check_leader_epoch(claimed: i32, current: i32) -> Result<(), kwire::ErrorCode> {
+pub(crate) fn check_leader_epoch(claimed: i32, current: i32) -> Result<(), ErrorCode> {
     match claimed {
         -1 => Ok(()),
-        c if c < current => Err(kwire::ErrorCode::FENCED_LEADER_EPOCH),
-        c if c > current => Err(kwire::ErrorCode::UNKNOWN_LEADER_EPOCH),
+        c if c < current => Err(ErrorCode::FENCED_LEADER_EPOCH),
+        c if c > current => Err(ErrorCode::UNKNOWN_LEADER_EPOCH),
         _ => Ok(()),
     }
 }

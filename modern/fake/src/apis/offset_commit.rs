@@ -19,7 +19,7 @@ const MEMBER_EPOCH_FROM: i16 = 9;
 /// OffsetCommit v10 names topics by id.
 const TOPIC_IDS_FROM: i16 = 10;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommitResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommitResponse {
     let mut state = ctx.shared.state();
     let group_id = request.group_id.to_string();
     // Each topic's name: by id from v10 (None for an id no topic has).
@@ -70,21 +70,52 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetCommitRequest) -> OffsetCommi
                     }
                 })
                 .collect();
-            let mut response = OffsetCommitResponseTopic { partitions, ..Default::default() };
+            let mut response = topic_response(ctx.version, topic, partitions);
             // Kafka's handler answers unknown partitions before it merges the coordinator's
             // answers in: they come first.
             response.partitions.sort_by_key(|p| !early(p.error_code));
-            if ctx.version >= TOPIC_IDS_FROM {
-                response.topic_id = topic.topic_id;
-            } else {
-                response.name = topic.name.clone();
-            }
             response
         })
         .collect();
     // So do topics with any (their partitions the coordinator answered merged into them).
     topics.sort_by_key(|t| !t.partitions.iter().any(|p| early(p.error_code)));
     OffsetCommitResponse { topics, ..Default::default() }
+}
+
+/// Every partition refused with `code`.
+pub(super) fn error(request: &OffsetCommitRequest, version: i16, code: ErrorCode) -> OffsetCommitResponse {
+    let topics = request
+        .topics
+        .iter()
+        .map(|t| {
+            let partitions = t
+                .partitions
+                .iter()
+                .map(|p| OffsetCommitResponsePartition {
+                    partition_index: p.partition_index,
+                    error_code: code,
+                    ..Default::default()
+                })
+                .collect();
+            topic_response(version, t, partitions)
+        })
+        .collect();
+    OffsetCommitResponse { topics, ..Default::default() }
+}
+
+/// A topic's answer, named as the request names it: by name, or by id from v10.
+fn topic_response(
+    version: i16,
+    topic: &OffsetCommitRequestTopic,
+    partitions: Vec<OffsetCommitResponsePartition>,
+) -> OffsetCommitResponseTopic {
+    let mut response = OffsetCommitResponseTopic { partitions, ..Default::default() };
+    if version >= TOPIC_IDS_FROM {
+        response.topic_id = topic.topic_id;
+    } else {
+        response.name = topic.name.clone();
+    }
+    response
 }
 
 /// `name`'s `partition` as (topic id, partition), if the topic and partition exist: what a

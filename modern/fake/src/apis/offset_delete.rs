@@ -8,7 +8,7 @@ use kwire::ErrorCode;
 use super::Ctx;
 use crate::groups::Group;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetDeleteRequest) -> OffsetDeleteResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: OffsetDeleteRequest) -> OffsetDeleteResponse {
     let mut state = ctx.shared.state();
     if let Err(error_code) = state.coordinates(ctx.node, &request.group_id) {
         return OffsetDeleteResponse { error_code, ..Default::default() };

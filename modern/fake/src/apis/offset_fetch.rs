@@ -7,7 +7,7 @@ use kwire::messages::offset_fetch_response::{
     OffsetFetchResponseTopics,
 };
 use kwire::messages::{OffsetFetchRequest, OffsetFetchResponse};
-use kwire::{ErrorCode, StrBytes, TopicName, Uuid};
+use kwire::{ErrorCode, GroupId, StrBytes, TopicName, Uuid};
 
 use super::Ctx;
 use crate::groups::Group;
@@ -80,7 +80,7 @@ fn fetch(state: &State, group: &str, asked: Option<Asked>, require_stable: bool)
     }
 }
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchResponse {
     let state = ctx.shared.state();
     if ctx.version < BATCHED_FROM {
         let group = request.group_id.to_string();
@@ -125,7 +125,7 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchR
                 }
             });
             if let Err(error_code) = allowed {
-                return OffsetFetchResponseGroup { group_id: g.group_id.clone(), error_code, ..Default::default() };
+                return group_refused(g.group_id.clone(), error_code);
             }
             let asked = g.topics.as_ref().map(|ts| {
                 ts.iter()
@@ -168,4 +168,17 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetFetchRequest) -> OffsetFetchR
         })
         .collect();
     OffsetFetchResponse { groups, ..Default::default() }
+}
+
+/// The request refused with `code`: the whole of it before v8, each group from v8.
+pub(super) fn error(request: &OffsetFetchRequest, version: i16, code: ErrorCode) -> OffsetFetchResponse {
+    if version < BATCHED_FROM {
+        return OffsetFetchResponse { error_code: code, ..Default::default() };
+    }
+    let groups = request.groups.iter().map(|g| group_refused(g.group_id.clone(), code)).collect();
+    OffsetFetchResponse { groups, ..Default::default() }
+}
+
+fn group_refused(group_id: GroupId, error_code: ErrorCode) -> OffsetFetchResponseGroup {
+    OffsetFetchResponseGroup { group_id, error_code, ..Default::default() }
 }

@@ -6,7 +6,7 @@ use kwire::messages::{OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse}
 
 use super::{check_leader_epoch, Ctx};
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: OffsetForLeaderEpochRequest) -> OffsetForLeaderEpochResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: OffsetForLeaderEpochRequest) -> OffsetForLeaderEpochResponse {
     let mut state = ctx.shared.state();
     let topics = request
         .topics

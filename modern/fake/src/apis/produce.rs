@@ -8,8 +8,8 @@ use kwire::messages::{ProduceRequest, ProduceResponse};
 use kwire::{ErrorCode, Records, TopicName};
 use kwire_records::{Batch, RecordsExt};
 
+use super::{Ctx, MaybeResponse};
 use crate::producers::Verdict;
-use crate::shared::Shared;
 use crate::state::State;
 use crate::transactions::Producer;
 
@@ -22,7 +22,8 @@ const TXN_V2_FROM: i16 = 12;
 /// Produce v13 names topics by id.
 const TOPIC_IDS_FROM: i16 = 13;
 
-pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, version: i16) -> Option<ProduceResponse> {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ProduceRequest) -> MaybeResponse<ProduceResponse> {
+    let (shared, node, version) = (ctx.shared, ctx.node, ctx.version);
     let acks = request.acks;
     let mut state = shared.state();
     let mut appended = false;
@@ -39,8 +40,7 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
                 .partition_data
                 .into_iter()
                 .map(|p| {
-                    let mut response =
-                        PartitionProduceResponse { index: p.index, base_offset: -1, ..Default::default() };
+                    let mut response = partition_response(p.index, ErrorCode::NONE);
                     let outcome = match &name {
                         None => Err(ErrorCode::UNKNOWN_TOPIC_ID.into()),
                         Some(_) if !matches!(acks, -1..=1) => Err(ErrorCode::INVALID_REQUIRED_ACKS.into()),
@@ -58,8 +58,7 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
                             if with_log_start {
                                 response.log_start_offset = name
                                     .as_ref()
-                                    .and_then(|name| state.topic(name))
-                                    .and_then(|t| t.partitions.get(usize::try_from(p.index).ok()?))
+                                    .and_then(|name| state.partition(name, p.index))
                                     .map_or(-1, |part| part.log.start_offset());
                             }
                         }
@@ -67,20 +66,48 @@ pub(crate) fn handle(shared: &Shared, node: i32, request: ProduceRequest, versio
                     response
                 })
                 .collect();
-            let mut response = TopicProduceResponse { partition_responses, ..Default::default() };
-            if version >= TOPIC_IDS_FROM {
-                response.topic_id = topic.topic_id;
-            } else {
-                response.name = TopicName(topic.name.0);
-            }
-            response
+            topic_response(version, topic.name, topic.topic_id, partition_responses)
         })
         .collect();
     drop(state);
     if appended {
         shared.appended.notify_waiters();
     }
-    (acks != 0).then(|| ProduceResponse { responses, ..Default::default() })
+    MaybeResponse((acks != 0).then(|| ProduceResponse { responses, ..Default::default() }))
+}
+
+/// Every partition refused with `code`.
+pub(super) fn error(request: &ProduceRequest, version: i16, code: ErrorCode) -> ProduceResponse {
+    let responses = request
+        .topic_data
+        .iter()
+        .map(|t| {
+            let partitions = t.partition_data.iter().map(|p| partition_response(p.index, code)).collect();
+            topic_response(version, t.name.clone(), t.topic_id, partitions)
+        })
+        .collect();
+    ProduceResponse { responses, ..Default::default() }
+}
+
+/// A partition's answer before it is appended to: no offset yet.
+fn partition_response(index: i32, error_code: ErrorCode) -> PartitionProduceResponse {
+    PartitionProduceResponse { index, error_code, base_offset: -1, ..Default::default() }
+}
+
+/// A topic's answer, named by name, or by id from v13.
+fn topic_response(
+    version: i16,
+    name: TopicName,
+    topic_id: kwire::Uuid,
+    partition_responses: Vec<PartitionProduceResponse>,
+) -> TopicProduceResponse {
+    let mut response = TopicProduceResponse { partition_responses, ..Default::default() };
+    if version >= TOPIC_IDS_FROM {
+        response.topic_id = topic_id;
+    } else {
+        response.name = name;
+    }
+    response
 }
 
 /// A partition's refusal, and whether its answer carries the partition's log start offset:

@@ -13,11 +13,10 @@ use super::share_fetch::{acknowledge, close_session, Acks};
 use super::Ctx;
 use crate::share_partitions::next_epoch;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareAcknowledgeRequest) -> ShareAcknowledgeResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ShareAcknowledgeRequest) -> ShareAcknowledgeResponse {
     let shared = ctx.shared;
     let group = request.group_id.as_ref().map(|g| g.to_string()).unwrap_or_default();
     let member = request.member_id.as_ref().map(|m| m.to_string()).unwrap_or_default();
-    let failed = |code: ErrorCode| ShareAcknowledgeResponse { error_code: code, ..Default::default() };
     if group.is_empty() || member.is_empty() {
         return failed(ErrorCode::INVALID_REQUEST);
     }
@@ -66,4 +65,13 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareAcknowledgeRequest) -> ShareAc
             .collect(),
         ..Default::default()
     }
+}
+
+/// The request refused with `code`, at the top.
+pub(super) fn error(_request: &ShareAcknowledgeRequest, _version: i16, code: ErrorCode) -> ShareAcknowledgeResponse {
+    failed(code)
+}
+
+fn failed(error_code: ErrorCode) -> ShareAcknowledgeResponse {
+    ShareAcknowledgeResponse { error_code, ..Default::default() }
 }

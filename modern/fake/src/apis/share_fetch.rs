@@ -36,11 +36,10 @@ enum Opened {
     Closed,
 }
 
-pub(crate) async fn handle(ctx: &Ctx<'_>, request: ShareFetchRequest) -> ShareFetchResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ShareFetchRequest) -> ShareFetchResponse {
     let shared = ctx.shared;
     let group = request.group_id.as_ref().map(|g| g.to_string()).unwrap_or_default();
     let member = request.member_id.as_ref().map(|m| m.to_string()).unwrap_or_default();
-    let failed = |code: ErrorCode| ShareFetchResponse { error_code: code, ..Default::default() };
     if group.is_empty() || member.is_empty() {
         return failed(ErrorCode::INVALID_REQUEST);
     }
@@ -309,4 +308,13 @@ fn topics(partitions: impl IntoIterator<Item = ((Uuid, i32), PartitionData)>) ->
         .into_iter()
         .map(|(topic_id, partitions)| ShareFetchableTopicResponse { topic_id, partitions, ..Default::default() })
         .collect()
+}
+
+/// The request refused with `code`, at the top.
+pub(super) fn error(_request: &ShareFetchRequest, _version: i16, code: ErrorCode) -> ShareFetchResponse {
+    failed(code)
+}
+
+fn failed(error_code: ErrorCode) -> ShareFetchResponse {
+    ShareFetchResponse { error_code, ..Default::default() }
 }

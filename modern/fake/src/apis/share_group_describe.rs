@@ -10,7 +10,7 @@ use crate::groups::assignors::Owned;
 use crate::groups::GroupKind;
 use crate::state::State;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareGroupDescribeRequest) -> ShareGroupDescribeResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ShareGroupDescribeRequest) -> ShareGroupDescribeResponse {
     let state = ctx.shared.state();
     let groups = request
         .group_ids

@@ -9,7 +9,7 @@ use kwire::{ErrorCode, StrBytes};
 use super::Ctx;
 use crate::groups::share::Beat;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareGroupHeartbeatRequest) -> ShareGroupHeartbeatResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: ShareGroupHeartbeatRequest) -> ShareGroupHeartbeatResponse {
     let refused = |code: ErrorCode, message: String| ShareGroupHeartbeatResponse {
         error_code: code,
         error_message: Some(StrBytes::from(message)),
@@ -65,4 +65,13 @@ pub(crate) fn handle(ctx: &Ctx<'_>, request: ShareGroupHeartbeatRequest) -> Shar
             ..Default::default()
         },
     }
+}
+
+/// The request refused with `code`, at the top.
+pub(super) fn error(
+    _request: &ShareGroupHeartbeatRequest,
+    _version: i16,
+    code: ErrorCode,
+) -> ShareGroupHeartbeatResponse {
+    ShareGroupHeartbeatResponse { error_code: code, ..Default::default() }
 }

@@ -22,7 +22,7 @@ const TOPIC_IDS_FROM: i16 = 6;
 /// v2 learned PRODUCER_FENCED.
 const FENCED_FROM: i16 = 2;
 
-pub(crate) fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse {
+pub(super) async fn handle(ctx: &Ctx<'_>, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse {
     let mut state = ctx.shared.state();
     let group_id = request.group_id.to_string();
     let producer_id = request.producer_id.0;
