@@ -19,9 +19,27 @@
 //! What it serves, and how tests steer it ([`FakeCluster::intercept`], node kills, behaving
 //! as an older release), is listed in the README's "Testing against an in-process Kafka".
 //!
-//! Layout, after franz-go's kfake: `apis/` holds one file per API, `state` the cluster's data,
-//! `log` one partition's log, `groups` the classic group coordinator, `control` the hooks,
-//! `node` a node's listener and `connection` one socket.
+//! Layout, after franz-go's kfake (each module's own docs say more):
+//!
+//! | module | what |
+//! |---|---|
+//! | `cluster` | [`FakeCluster`]: starting the nodes, what a test asks of the cluster, the clock |
+//! | `config` | [`FakeConfig`] |
+//! | `control` | the hooks that see each request before it is handled ([`FakeCluster::intercept`]) |
+//! | `shared` | what every node, connection and handler shares: the state's lock, wake-ups, hooks |
+//! | `node` | a node's listener: a task per socket, a limit on how many |
+//! | `connection` | one socket: frames in, each request answered in order, Kafka's reasons to close |
+//! | `request_budget` | the cluster-wide byte budget for requests still arriving |
+//! | `sasl` | SASL PLAIN and SCRAM on the listeners |
+//! | `apis` | one file per API (its handler and its error response) and the table of them |
+//! | `state` | the cluster's data behind one lock: nodes, topics, and the coordinators' state |
+//! | `log` | one partition's log |
+//! | `producers` | idempotent producers' sequences per partition |
+//! | `topic_configs` | the topic configs Kafka knows, their defaults and checks |
+//! | `groups` | the group coordinator: one map of classic, consumer and share groups, their offsets and configs, the assignors |
+//! | `share_partitions` | what share groups are handed, record by record, and their share sessions |
+//! | `transactions` | the transaction coordinator's records, and a partition's open and aborted transactions |
+//! | `ids` | the ids the cluster hands out |
 
 mod apis;
 mod cluster;
@@ -49,3 +67,20 @@ pub use control::{Action, HookId, Intercepted, Times};
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+#[cfg(test)]
+mod tests {
+    /// The module map above names every module of the crate, and only those.
+    #[test]
+    fn the_module_map_names_every_module() {
+        let source = include_str!("lib.rs");
+        let mut declared: Vec<&str> =
+            source.lines().filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';')).collect();
+        declared.sort_unstable();
+        let mut mapped: Vec<&str> =
+            source.lines().filter_map(|l| l.strip_prefix("//! | `")?.split('`').next()).collect();
+        mapped.sort_unstable();
+        assert!(declared.len() > 10, "{declared:?}");
+        assert_eq!(declared, mapped, "lib.rs's module map and its `mod` lines differ");
+    }
+}

@@ -484,10 +484,6 @@ impl GroupKind for ClassicGroup {
         self.members.keys().cloned().collect()
     }
 
-    fn is_empty(&self) -> bool {
-        self.members.is_empty()
-    }
-
     fn tick(&mut self, now: Instant, _settings: &Settings) -> Ticked {
         let before = self.member_ids();
         let changed = self.expire(now);

@@ -425,13 +425,8 @@ impl GroupKind for ConsumerGroup {
         self.members.keys().cloned().collect()
     }
 
-    fn is_empty(&self) -> bool {
-        self.members.is_empty()
-    }
-
     fn tick(&mut self, now: Instant, _settings: &Settings) -> Ticked {
-        let gone = self.expire(now);
-        Ticked { changed: !gone.is_empty(), gone }
+        self.expire(now).into()
     }
 
     /// The member leaves and the group moves to a new epoch.

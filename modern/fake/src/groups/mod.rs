@@ -64,7 +64,9 @@ pub(crate) trait GroupKind {
     fn member_ids(&self) -> Vec<String>;
     /// Whether it has no members: only then may DeleteGroups delete it, or another kind take
     /// its id.
-    fn is_empty(&self) -> bool;
+    fn is_empty(&self) -> bool {
+        self.member_ids().is_empty()
+    }
     /// The clock's work at `now` (members past their timeouts removed, rounds past their
     /// deadline ended), with the group's configs.
     fn tick(&mut self, now: Instant, settings: &Settings) -> Ticked;
@@ -79,6 +81,13 @@ pub(crate) trait GroupKind {
 pub(crate) struct Ticked {
     pub changed: bool,
     pub gone: Vec<String>,
+}
+
+/// Members removed by the clock, and nothing else changed.
+impl From<Vec<String>> for Ticked {
+    fn from(gone: Vec<String>) -> Ticked {
+        Ticked { changed: !gone.is_empty(), gone }
+    }
 }
 
 fn type_of<K: GroupKind>(_: &K) -> &'static str {

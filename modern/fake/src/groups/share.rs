@@ -200,13 +200,8 @@ impl GroupKind for ShareGroup {
         self.members.keys().cloned().collect()
     }
 
-    fn is_empty(&self) -> bool {
-        self.members.is_empty()
-    }
-
     fn tick(&mut self, now: Instant, settings: &Settings) -> Ticked {
-        let gone = self.expire(now, settings.session_timeout);
-        Ticked { changed: !gone.is_empty(), gone }
+        self.expire(now, settings.session_timeout).into()
     }
 
     fn remove_member(&mut self, member: &str, _now: Instant) -> bool {
