@@ -2,7 +2,7 @@
 //! makes quick to reach: a transaction that outlives its timeout, one aborted by the Control
 //! seam, transactions v2's epoch at every end, and what DescribeTransactions and
 //! ListTransactions say. (The real clients' transactions are compared with Kafka's in
-//! `against_kafka.rs`.)
+//! `against_kafka/`.)
 
 use std::time::Duration;
 

@@ -22,6 +22,6 @@ fn offset_epochs_are_checked_the_same_on_the_fake_and_on_kafka() {
         assert_eq!(f, k, "the first case that differs");
     }
     assert_eq!(on_fake, on_kafka, "every case must be answered the same on both");
-    // What the in-process test (tests/offset_epochs.rs) expects is what Kafka answers.
+    // What the in-process test (tests/offset_epochs/main.rs) expects is what Kafka answers.
     assert_eq!(on_kafka, scenario::expected(), "Kafka 4.4 must answer as scenario::expected says");
 }

@@ -11,13 +11,9 @@
 //! observation, and the wait is written in the scenario with the reason. A coordinator that
 //! is loading or moving is always waited for.
 
-#[path = "scenarios/consumer_group.rs"]
 mod consumer_group;
-#[path = "scenarios/observe.rs"]
 mod observe;
-#[path = "scenarios/producing.rs"]
 mod producing;
-#[path = "scenarios/transactions.rs"]
 mod transactions;
 
 use std::future::Future;

@@ -1,5 +1,5 @@
 """confluent-kafka (librdkafka) static group membership (KIP-345) against one cluster, for
-modern/fake/tests/against_kafka.rs to compare the fake with Apache Kafka 4.4:
+modern/fake/tests/against_kafka/ to compare the fake with Apache Kafka 4.4:
 
 - members a and b (group.instance.id "static-a", "static-b") share 4 partitions;
 - b closes (a static member does not leave) and starts again with its instance id within the

@@ -1,5 +1,5 @@
 """confluent-kafka (librdkafka) transactions against one cluster, for
-modern/fake/tests/against_kafka.rs to compare the fake with Apache Kafka 4.4:
+modern/fake/tests/against_kafka/ to compare the fake with Apache Kafka 4.4:
 
 - a transactional producer commits, aborts and commits 6 records each over 3 partitions;
   read_committed readers see the 12 committed, read_uncommitted ones all 18;

@@ -2,7 +2,7 @@
 //! ids and epochs (Kafka's `ConsumerGroup.validateOffsetCommit` and `validateOffsetFetch`, with
 //! KIP-1251's assignment epochs for commits at an older epoch), a group that does not exist,
 //! and a classic group. Every case's error names, in order, with the case's name: shared by the
-//! in-process test (`tests/offset_epochs.rs`) and the comparison with Apache Kafka 4.4
+//! in-process test (`tests/offset_epochs/main.rs`) and the comparison with Apache Kafka 4.4
 //! (`tests/against_kafka/offset_epochs.rs`). Whatever the timing, the scenario waits on the
 //! state it needs (Kafka computes assignments in the background).
 

@@ -3,21 +3,15 @@
 //! assignment shape, committed offsets, error names. One Kafka serves every suite here, and
 //! the suites run one at a time. Kafka's Java clients and franz-go have modules of their own.
 
+#[path = "../support/mod.rs"]
 mod support;
 
-#[path = "against_kafka/assignments.rs"]
 mod assignments;
-#[path = "against_kafka/franz.rs"]
 mod franz;
-#[path = "against_kafka/franz_share.rs"]
 mod franz_share;
-#[path = "against_kafka/java.rs"]
 mod java;
-#[path = "against_kafka/list_offsets.rs"]
 mod list_offsets;
-#[path = "against_kafka/offset_epochs.rs"]
 mod offset_epochs;
-#[path = "against_kafka/scenarios.rs"]
 mod scenarios;
 
 use std::process::Command;

@@ -1,9 +1,9 @@
 //! OffsetCommit and OffsetFetch v9+ against member ids and epochs, in process: each case of
-//! `offset_epochs/scenario.rs` must get what Kafka 4.4 answers (`scenario::expected`);
+//! `scenario.rs` must get what Kafka 4.4 answers (`scenario::expected`);
 //! `tests/against_kafka/offset_epochs.rs` runs the same scenario on Kafka itself.
 
-#[path = "offset_epochs/scenario.rs"]
 mod scenario;
+#[path = "../support/mod.rs"]
 mod support;
 
 use std::time::Duration;
