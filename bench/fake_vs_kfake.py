@@ -33,7 +33,7 @@ def build():
     os.makedirs(OUT, exist_ok=True)
     subprocess.run(["go", "build", "-o", OUT + "/", "./kfake", "./load"], cwd=GO_MODULE, env=env, check=True)
     return {
-        "kwire-fake": [os.path.join(ROOT, "target", "release", "kwire-fake"), "--listen", "127.0.0.1:0"],
+        "kwire-fake": [os.path.join(ROOT, "target", "release", "kwire-fake-cluster"), "--listen", "127.0.0.1:0"],
         "kfake": [os.path.join(OUT, "kfake")],
     }
 
