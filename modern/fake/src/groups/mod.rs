@@ -6,7 +6,7 @@
 //! group to a consumer group and back.
 //!
 //! A new kind of group is one more [`Group`] variant: its module, its [`GroupKind`], and its
-//! arm in [`each_kind!`].
+//! arm in `each_kind!`.
 
 pub(crate) mod assignors;
 pub(crate) mod classic;
