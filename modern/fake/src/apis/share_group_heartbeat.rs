@@ -50,7 +50,8 @@ pub(super) async fn handle(ctx: &Ctx<'_>, request: ShareGroupHeartbeatRequest) -
         Ok(answer) => ShareGroupHeartbeatResponse {
             member_id: Some(request.member_id.clone()),
             member_epoch: answer.member_epoch,
-            heartbeat_interval_ms: settings.heartbeat_interval_ms,
+            // A member that left is not told when to heartbeat (Kafka answers 0).
+            heartbeat_interval_ms: if answer.member_epoch < 0 { 0 } else { settings.heartbeat_interval_ms },
             assignment: answer.assignment.map(|owned| Assignment {
                 topic_partitions: owned
                     .into_iter()

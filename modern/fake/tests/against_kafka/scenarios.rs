@@ -12,6 +12,7 @@
 //! is loading or moving is always waited for.
 
 mod consumer_group;
+mod group_kinds;
 mod observe;
 mod producing;
 mod transactions;
@@ -279,4 +280,9 @@ fn scenario_consumer_group_hand_over() {
 #[test]
 fn scenario_consumer_group_transactional_commits() {
     run_on_both("sc-cg-txn", consumer_group::transactional_commits);
+}
+
+#[test]
+fn scenario_one_group_namespace() {
+    run_on_both("sc-group-kinds", group_kinds::one_namespace);
 }
