@@ -60,9 +60,7 @@ fn add(
 ) -> Vec<AddPartitionsToTxnTopicResult> {
     let wanted: Vec<(String, i32)> =
         topics.iter().flat_map(|t| t.partitions.iter().map(move |i| (t.name.to_string(), i))).collect();
-    let exists = |state: &State, (topic, index): &(String, i32)| {
-        state.topic(topic).is_some_and(|t| usize::try_from(*index).is_ok_and(|i| i < t.partitions.len()))
-    };
+    let exists = |state: &State, (topic, index): &(String, i32)| state.partition(topic, *index).is_some();
     let missing = wanted.iter().any(|tp| !exists(state, tp));
     let outcome = state.coordinates(ctx.node, p.transactional_id).and_then(|()| {
         if missing {
