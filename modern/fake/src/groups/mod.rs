@@ -178,7 +178,8 @@ impl Groups {
         }
     }
 
-    /// A new, empty classic group, for Kafka's "simple" group of a commit from outside any group.
+    /// A new, empty classic group under `id` (in place of the group that had it, if any): Kafka's
+    /// "simple" group of a commit from outside any group, or a conversion.
     pub fn new_classic(&mut self, id: &str, now: Instant) -> &mut ClassicGroup {
         let group = Group::Classic(ClassicGroup::new(now, self.initial_rebalance_delay));
         self.by_id.insert(id.to_string(), group);

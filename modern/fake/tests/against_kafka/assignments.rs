@@ -8,7 +8,9 @@
 use kwire::messages::create_partitions_request::{CreatePartitionsAssignment, CreatePartitionsTopic};
 use kwire::messages::create_topics_request::{CreatableReplicaAssignment, CreatableTopic};
 use kwire::messages::{CreatePartitionsRequest, CreateTopicsRequest, MetadataRequest};
-use kwire::{BrokerId, StrBytes, TopicName};
+use std::time::{Duration, Instant};
+
+use kwire::{BrokerId, ErrorCode, StrBytes, TopicName};
 use kwire_connection::{Client, ClientConfig};
 
 use super::support;
@@ -78,6 +80,8 @@ async fn answers(bootstrap: &str) -> Vec<String> {
             r.replication_factor
         ));
     }
+    // The partitions "accepted" has once grown: 2 as created, then each growth accepted.
+    let mut grown = 2;
     for (count, assignments) in GROWTHS {
         let topic = CreatePartitionsTopic {
             name: name("accepted"),
@@ -96,8 +100,21 @@ async fn answers(bootstrap: &str) -> Vec<String> {
         let request = CreatePartitionsRequest { topics: vec![topic], timeout_ms: 10_000, ..Default::default() };
         let r = &client.send(request).await.unwrap().results[0];
         out.push(format!("grow to {count}: {} {:?}", r.error_code, message(&r.error_message)));
+        if r.error_code == ErrorCode::NONE {
+            grown = count;
+        }
     }
-    let metadata = client.send(MetadataRequest { topics: None, ..Default::default() }).await.unwrap();
+    // Kafka answers CreatePartitions before its broker's metadata has the new partitions:
+    // Metadata is asked again (for up to 30 s) until it names as many as the topic has.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let metadata = loop {
+        let metadata = client.send(MetadataRequest { topics: None, ..Default::default() }).await.unwrap();
+        let accepted = metadata.topics.iter().find(|t| t.name.as_ref() == Some(&name("accepted")));
+        if accepted.is_some_and(|t| t.partitions.len() == grown as usize) || Instant::now() > deadline {
+            break metadata;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     for topic in metadata.topics.iter().filter(|t| t.name.as_ref().is_some_and(|n| n.starts_with("assigned-"))) {
         for p in &topic.partitions {
             let replicas: Vec<String> = p.replica_nodes.iter().map(|b| id(b.0)).collect();
