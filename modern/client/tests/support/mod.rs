@@ -81,3 +81,24 @@ pub fn check_exactly_once_in_order(fake: &FakeCluster, topic: &str, partitions: 
         assert_eq!(logged, order, "partition {p} holds its records in the order sent");
     }
 }
+
+/// The transaction markers of `topic`'s `partition`: (offset, producer id, committed).
+pub fn markers(fake: &FakeCluster, topic: &str, partition: i32) -> Vec<(i64, i64, bool)> {
+    let mut out = Vec::new();
+    for stored in fake.batches(topic, partition).unwrap_or_default() {
+        let records = Records::from_bytes(stored.bytes);
+        for batch in records.batches() {
+            let Ok(Batch::V2(batch)) = batch else { panic!("a v2 batch") };
+            let header = batch.header().clone();
+            if !header.attributes.is_control() {
+                continue;
+            }
+            for record in Records::from_bytes(batch.as_bytes().clone()).records() {
+                let r = record.expect("a readable marker");
+                let key = r.key.expect("a marker has a key");
+                out.push((r.offset, header.producer_id, key.get(3) == Some(&1)));
+            }
+        }
+    }
+    out
+}
