@@ -102,3 +102,96 @@ pub fn markers(fake: &FakeCluster, topic: &str, partition: i32) -> Vec<(i64, i64
     }
     out
 }
+
+/// Creates `name` with `partitions` partitions and `replicas` replicas (and `configs`) on a
+/// real Kafka, and waits until Metadata names a leader for each.
+pub async fn create_topic(
+    cluster: &kwire_connection::Cluster,
+    name: &str,
+    partitions: i32,
+    replicas: i16,
+    configs: &[(&str, &str)],
+) {
+    use kwire::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
+    use kwire::messages::CreateTopicsRequest;
+    let request = CreateTopicsRequest {
+        topics: vec![CreatableTopic {
+            name: name.into(),
+            num_partitions: partitions,
+            replication_factor: replicas,
+            configs: configs
+                .iter()
+                .map(|(k, v)| CreatableTopicConfig {
+                    name: (*k).into(),
+                    value: Some((*v).into()),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }],
+        timeout_ms: 30_000,
+        ..Default::default()
+    };
+    let answer = cluster.any().await.unwrap().send(request).await.unwrap();
+    let topic = &answer.topics[0];
+    assert_eq!(topic.error_code, kwire::ErrorCode::NONE, "{:?}", topic.error_message);
+    for _ in 0..100 {
+        cluster.refresh_topics(&[name], false).await.unwrap();
+        let metadata = cluster.metadata();
+        if let Some(t) = metadata.topics.get(name) {
+            if t.partitions.len() == partitions as usize && t.partitions.iter().all(|p| p.leader >= 0) {
+                return;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{name} has no leaders after 10 s");
+}
+
+/// A record as Kafka's Java consumer read it (`ProducerCheck read`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JavaRecord {
+    pub partition: i32,
+    pub offset: i64,
+    pub timestamp: i64,
+    pub timestamp_type: String,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+}
+
+/// Every record of `topic` as Kafka's Java consumer reads it at `isolation`.
+pub fn java_read(bootstrap: &str, topic: &str, isolation: &str) -> Vec<JavaRecord> {
+    use base64::Engine;
+    kwire_test_support::kafka::java_program_built("ProducerCheck").expect("scripts/kafka-release built the oracle");
+    let out = kwire_test_support::kafka::java_program("ProducerCheck", &["read", bootstrap, topic, isolation])
+        .output()
+        .expect("java runs");
+    assert!(out.status.success(), "ProducerCheck read failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let b64 = |v: &serde_json::Value| v.as_str().map(|s| base64::engine::general_purpose::STANDARD.decode(s).unwrap());
+    let mut records = Vec::new();
+    let mut end = None;
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(total) = v.get("end") {
+            end = total.as_u64();
+            continue;
+        }
+        records.push(JavaRecord {
+            partition: v["partition"].as_i64().unwrap() as i32,
+            offset: v["offset"].as_i64().unwrap(),
+            timestamp: v["timestamp"].as_i64().unwrap(),
+            timestamp_type: v["timestampType"].as_str().unwrap().to_string(),
+            key: b64(&v["key"]),
+            value: b64(&v["value"]),
+            headers: v["headers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| (h[0].as_str().unwrap().to_string(), b64(&h[1])))
+                .collect(),
+        });
+    }
+    assert_eq!(end, Some(records.len() as u64), "the reader reached the end offsets");
+    records
+}
