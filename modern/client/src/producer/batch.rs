@@ -138,6 +138,16 @@ pub(crate) fn add_sequence(sequence: i32, n: i32) -> i32 {
     (sum % (i64::from(i32::MAX) + 1)) as i32
 }
 
+/// Whether sequence `a` comes at or before `b`, in Kafka's sequence space that wraps at
+/// `i32::MAX` (within half of it).
+pub(crate) fn sequence_at_or_before(a: i32, b: i32) -> bool {
+    if a < 0 || b < 0 {
+        return false;
+    }
+    let distance = (i64::from(b) - i64::from(a)).rem_euclid(i64::from(i32::MAX) + 1);
+    distance < (1 << 30)
+}
+
 #[cfg(test)]
 mod tests {
     use kwire::Records;
@@ -161,5 +171,8 @@ mod tests {
         assert_eq!((header.producer_id, header.producer_epoch, header.base_sequence), (7, 2, 0));
         assert_eq!(records.records().count(), 3);
         assert_eq!(add_sequence(i32::MAX, 1), 0, "sequences wrap as Kafka's do");
+        assert!(sequence_at_or_before(3, 3) && sequence_at_or_before(3, 9) && !sequence_at_or_before(9, 3));
+        assert!(sequence_at_or_before(i32::MAX - 1, 2), "across the wrap");
+        assert!(!sequence_at_or_before(-1, 2));
     }
 }

@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, Notify};
 use tracing::Instrument;
 
 use super::accumulator::{PartitionQueue, PartitionState};
-use super::batch::{add_sequence, ProducerBatch};
+use super::batch::{add_sequence, sequence_at_or_before, ProducerBatch};
 use super::delivery::Acked;
 use super::error::ProduceError;
 use super::metrics::BatchWritten;
@@ -227,9 +227,6 @@ impl Sink {
             }
             let Some(mut batch) = st.ready.pop_front() else { continue };
             batch.attempts += 1;
-            if batch.attempts > 1 {
-                inner.metrics.retried();
-            }
             st.in_flight.push_back(batch.outcome.clone());
             st.sent_to = self.broker;
             queue.queued.fetch_sub(1, Ordering::Relaxed);
@@ -406,8 +403,12 @@ impl Sink {
         {
             let mut st = d.queue.lock();
             d.queue.landed(&mut st, &d.batch.outcome);
-            if d.batch.base_sequence >= 0 && d.batch.identity == st.identity {
-                st.last_acked = d.batch.last_sequence();
+            let last = d.batch.last_sequence();
+            if d.batch.base_sequence >= 0
+                && d.batch.identity == st.identity
+                && !sequence_at_or_before(last, st.last_acked)
+            {
+                st.last_acked = last;
             }
         }
         let inner = &self.inner;
@@ -443,6 +444,19 @@ impl Sink {
         let is_next = batch.base_sequence >= 0
             && batch.identity == st.identity
             && batch.base_sequence == add_sequence(st.last_acked, 1);
+        if code == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER
+            && batch.base_sequence >= 0
+            && batch.identity == st.identity
+            && sequence_at_or_before(batch.last_sequence(), st.last_acked)
+        {
+            // A batch numbered after this one was acknowledged under the same epoch: the broker
+            // took this one too (its answer was lost, and it is past the broker's window of 5
+            // batches it answers retries from). Written once; where is no longer known.
+            drop(st);
+            let d = Drained { queue, batch };
+            self.acked(d, Acked { base_offset: -1, log_append_time: -1 });
+            return;
+        }
         let retriable = match code {
             // A gap: an earlier batch failed (retry after it), or, for the next batch, the
             // broker lost what it had (start sequences again, KIP-360).
@@ -484,7 +498,8 @@ impl Sink {
                 }
                 _ => {}
             }
-            tracing::debug!(topic = %queue.topic, partition = queue.partition, %error, attempts = batch.attempts, "retrying a batch");
+            tracing::debug!(topic = %queue.topic, partition = queue.partition, %error, attempts = batch.attempts, sequence = batch.base_sequence, "retrying a batch");
+            inner.metrics.retried();
             st.blocked = true;
             st.retry_at = Some(now + backoff(config.retry_backoff, config.retry_backoff_max, batch.attempts));
             queue.requeue(&mut st, batch);
