@@ -129,7 +129,7 @@ async fn a_dropped_connection_is_retried_and_deduplicated() {
             // write it twice.
             let seen = Arc::new(AtomicUsize::new(0));
             fake.intercept(ApiKey::Produce, Times::N(2), move |_| {
-                if seen.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+                if seen.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
                     Action::Drop
                 } else {
                     Action::Pass

@@ -141,7 +141,8 @@ async fn transactions_seen_by_java(protocol: TransactionProtocol, topic: &str) {
     for (round, commit) in [("first", true), ("second", false), ("third", true)] {
         producer.begin_transaction().unwrap();
         for i in 0..20 {
-            producer.send(ProducerRecord::new(topic, format!("{round}-{i}")).partition(i % 2)).await.unwrap();
+            let _written_at_commit =
+                producer.send(ProducerRecord::new(topic, format!("{round}-{i}")).partition(i % 2)).await.unwrap();
         }
         if commit {
             producer.commit_transaction().await.unwrap();

@@ -122,7 +122,7 @@ async fn a_newer_producer_with_the_same_id_fences_the_older() {
     let again = old.begin_transaction().unwrap_err();
     assert!(matches!(again, ProduceError::ProducerFenced(_)), "fatal for good: {again}");
     new.begin_transaction().unwrap();
-    new.send(ProducerRecord::new("fenced", "new")).await.unwrap();
+    let _written_at_commit = new.send(ProducerRecord::new("fenced", "new")).await.unwrap();
     new.commit_transaction().await.unwrap();
     fake.shutdown().await;
 }
@@ -146,7 +146,7 @@ async fn offsets_go_into_the_transaction() {
         let producer = Producer::connect(config(&fake, &format!("copier-{protocol:?}"), protocol)).await.unwrap();
         producer.init_transactions().await.unwrap();
         producer.begin_transaction().unwrap();
-        producer.send(ProducerRecord::new("out", "copied")).await.unwrap();
+        let _written_at_commit = producer.send(ProducerRecord::new("out", "copied")).await.unwrap();
         producer.send_offsets_to_transaction(&[("in", 0, 42)], &ConsumerGroupMetadata::new("copier")).await.unwrap();
         producer.commit_transaction().await.unwrap();
         assert!(saw_commit.load(Ordering::SeqCst), "{protocol:?}: TxnOffsetCommit of offset 42");

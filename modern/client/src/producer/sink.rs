@@ -84,7 +84,7 @@ impl Sink {
         };
         loop {
             let next = sink.send_what_is_ready().await;
-            let sleep = next.map(|at| tokio::time::Instant::from_std(at));
+            let sleep = next.map(tokio::time::Instant::from_std);
             tokio::select! {
                 _ = shutdown.wait_for(|stop| *stop) => break,
                 Some((id, result)) = done_rx.recv() => sink.answered(id, result),

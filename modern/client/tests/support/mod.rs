@@ -30,7 +30,7 @@ pub fn read_back(fake: &FakeCluster, topic: &str, partition: i32) -> Vec<Stored>
         let records = Records::from_bytes(stored.bytes);
         for batch in records.batches() {
             let Ok(Batch::V2(batch)) = batch else { panic!("a v2 batch") };
-            let header = batch.header().clone();
+            let header = *batch.header();
             if header.attributes.is_control() {
                 continue;
             }
@@ -89,7 +89,7 @@ pub fn markers(fake: &FakeCluster, topic: &str, partition: i32) -> Vec<(i64, i64
         let records = Records::from_bytes(stored.bytes);
         for batch in records.batches() {
             let Ok(Batch::V2(batch)) = batch else { panic!("a v2 batch") };
-            let header = batch.header().clone();
+            let header = *batch.header();
             if !header.attributes.is_control() {
                 continue;
             }
