@@ -399,6 +399,15 @@ impl Sink {
         }
     }
 
+    /// A partition that moved to another broker while its batches were in flight here waits
+    /// for them: once they are back, its new leader's sink must look at it again.
+    fn wake_leader(&self, queue: &PartitionQueue) {
+        let leader = queue.leader();
+        if leader != self.broker {
+            self.inner.wake_sink(leader);
+        }
+    }
+
     fn acked(&self, d: Drained, acked: Acked) {
         {
             let mut st = d.queue.lock();
@@ -426,6 +435,7 @@ impl Sink {
             inner.hooks.each(|h| h.on_batch_written(&written));
         }
         inner.metrics.batch_acked(d.batch.records as u64, d.batch.uncompressed as u64, d.batch.bytes.len() as u64);
+        self.wake_leader(&d.queue);
         inner.settle(&d.queue, d.batch, Ok(acked));
     }
 
@@ -504,6 +514,8 @@ impl Sink {
             st.retry_at = Some(now + backoff(config.retry_backoff, config.retry_backoff_max, batch.attempts));
             queue.requeue(&mut st, batch);
             queue.queued.fetch_add(1, Ordering::Relaxed);
+            drop(st);
+            self.wake_leader(&queue);
             return;
         }
         // Failed for good. Its sequences leave a gap for the batches after it: they start
@@ -513,6 +525,7 @@ impl Sink {
             st.blocked = true;
         }
         drop(st);
+        self.wake_leader(&queue);
         let error = if expired {
             ProduceError::Timeout(format!(
                 "Expiring {} record(s) for {}-{}: {} ms has passed since batch creation (last error: {error})",
