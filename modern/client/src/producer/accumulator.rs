@@ -82,6 +82,9 @@ pub(crate) struct PartitionState {
     pub retry_at: Option<Instant>,
     /// The broker the batches in flight went to.
     pub sent_to: i32,
+    /// The size of the last batch closed: what the next one reserves (not `batch.size`,
+    /// which may be large and is multiplied by the partitions).
+    pub capacity_hint: usize,
 }
 
 /// How batches are built.
@@ -101,6 +104,8 @@ pub(crate) struct Appended {
     pub opened: bool,
     /// A batch was closed and waits to be sent.
     pub closed: bool,
+    /// Nothing of the partition was waiting or in flight before: its sink may be idle.
+    pub was_idle: bool,
 }
 
 impl Accumulator {
@@ -185,6 +190,7 @@ impl PartitionQueue {
                 needs_reset: false,
                 retry_at: None,
                 sent_to: -1,
+                capacity_hint: 0,
             }),
         }
     }
@@ -205,9 +211,9 @@ impl PartitionQueue {
         timestamp: i64,
         estimate: usize,
         settings: &BatchSettings<'_>,
-        now: Instant,
     ) -> Result<Appended, ProduceError> {
         let mut st = self.lock();
+        let was_idle = st.ready.is_empty() && st.in_flight.is_empty();
         let mut closed = false;
         if st.open.as_ref().is_some_and(|b| b.records() > 0 && b.estimated + estimate > settings.batch_size) {
             self.close(&mut st, settings);
@@ -215,8 +221,12 @@ impl PartitionQueue {
         }
         let opened = st.open.is_none();
         if opened {
-            let capacity = settings.batch_size.max(estimate + 64);
-            st.open = Some(OpenBatch::new(settings.compression, settings.transactional, capacity, now));
+            let capacity = match st.capacity_hint {
+                0 => settings.batch_size.min(64 << 10),
+                hint => hint.min(settings.batch_size) + 1024,
+            }
+            .max(estimate + 64);
+            st.open = Some(OpenBatch::new(settings.compression, settings.transactional, capacity, Instant::now()));
             self.queued.fetch_add(1, Ordering::Relaxed);
         }
         let open = st.open.as_mut().expect("opened above");
@@ -227,13 +237,14 @@ impl PartitionQueue {
             self.close(&mut st, settings);
             closed = true;
         }
-        Ok(Appended { outcome, offset_delta, opened, closed })
+        Ok(Appended { outcome, offset_delta, opened, closed, was_idle })
     }
 
     /// Closes the open batch, if any, numbering it: the partition takes the producer's current
     /// identity when nothing of the old one is outstanding.
     pub fn close(&self, st: &mut PartitionState, settings: &BatchSettings<'_>) {
         let Some(open) = st.open.take() else { return };
+        st.capacity_hint = open.estimated;
         let (identity, base_sequence) = if settings.idempotent {
             let current = settings.identity.current();
             if st.identity != current && st.ready.is_empty() && st.in_flight.is_empty() {

@@ -457,10 +457,20 @@ impl Inner {
             txn.check_send()?;
         }
         let config = &self.config;
-        let deadline = Instant::now() + config.max_block;
+        // The clock is read only on the slow paths: a record buffered at once costs one read
+        // of it (its timestamp).
+        let mut waited = Duration::ZERO;
         let topic = match known.filter(|t| *t.name == *record.topic) {
             Some(t) => t.clone(),
-            None => self.topic(&record.topic, deadline).await?,
+            None => match self.accumulator.topic(&record.topic) {
+                Some(t) => t,
+                None => {
+                    let started = Instant::now();
+                    let t = self.topic(&record.topic, started + config.max_block).await?;
+                    waited = started.elapsed();
+                    t
+                }
+            },
         };
         let estimate = record.size_upper_bound();
         if estimate + kwire_records::V2_HEADER_LEN > config.max_request_size {
@@ -500,8 +510,7 @@ impl Inner {
         let Some(queue) = usize::try_from(partition).ok().and_then(|p| topic.partitions.get(p)) else {
             return Err(ProduceError::InvalidPartition { topic: record.topic.clone(), partition, partitions });
         };
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        self.memory.take(estimate, remaining).await?;
+        self.memory.take(estimate, config.max_block.saturating_sub(waited)).await?;
         if self.txn.is_some() {
             if let Err(e) = self.add_partition(&topic.name, partition).await {
                 self.memory.give(estimate);
@@ -509,7 +518,7 @@ impl Inner {
             }
         }
         let timestamp = record.timestamp.unwrap_or_else(now_ms);
-        let appended = match queue.append(&record, timestamp, estimate, &self.settings(), Instant::now()) {
+        let appended = match queue.append(&record, timestamp, estimate, &self.settings()) {
             Ok(a) => a,
             Err(e) => {
                 self.memory.give(estimate);
@@ -520,7 +529,10 @@ impl Inner {
             topic.sticky.appended(partition, estimate, config.batch_size, appended.closed);
         }
         self.metrics.buffered(1);
-        if appended.opened || appended.closed {
+        // The sink looks again when a batch fills, or when a batch opens on a partition with
+        // nothing in flight (to start its linger); with batches in flight, their answers wake
+        // it anyway. A wake per record, or per batch opened, would cost a thread switch each.
+        if appended.closed || (appended.opened && appended.was_idle) {
             self.wake_sink(queue.leader());
         }
         let sizes =
