@@ -6,8 +6,9 @@ this script starts (test-support's, through `producer-bench kafka`).
 Each client produces PRODUCER_BENCH_MB MiB (default 1024) of 1 KiB records to a fresh topic of 6
 partitions, acks=all, idempotent, its own defaults otherwise, with compression none and lz4;
 RUNS (default 3) runs alternating between the clients. Reported, as medians:
-- `ours` runs with Kafka's defaults (batch.size 16 KiB, linger.ms 5), `ours-1m` with
-  batch.size 1 MiB, the size kgo's and librdkafka's defaults allow;
+- `ours` runs with Kafka's defaults (batch.size 16 KiB, max.request.size 1 MiB, linger.ms 5),
+  `ours-1m` with kgo's sizes (batch.size 1,000,000, max.request.size 100 MiB; librdkafka's
+  batch.size is 1,000,000 too);
 - throughput in MB/s (10^6 bytes of record values per second, from the first send to the last
   acknowledgement, as each client times itself);
 - client CPU seconds (user + system, from wait4) per GB (10^9 bytes) produced;
@@ -95,8 +96,10 @@ def command(client, bootstrap, topic, total, codec, rate):
     if client in ("ours", "rdkafka"):
         return [BENCH, client, bootstrap, topic, str(total), str(RECORD), codec, str(rate)]
     if client == "ours-1m":
-        # Ours with kgo's and librdkafka's batch size (1 MiB) instead of Kafka's 16 KiB.
-        return [BENCH, "ours", bootstrap, topic, str(total), str(RECORD), codec, str(rate), "batch.size=1048576"]
+        # Ours with kgo's sizes (ProducerBatchMaxBytes 1,000,012, BrokerMaxWriteBytes 100 MiB;
+        # librdkafka's batch.size is 1,000,000 too) instead of Kafka's 16 KiB and 1 MiB.
+        return [BENCH, "ours", bootstrap, topic, str(total), str(RECORD), codec, str(rate), "batch.size=1000000",
+                "max.request.size=104857600"]
     if client == "kgo":
         return [os.path.join(OUT, "kgo"), bootstrap, topic, str(total), str(RECORD), codec, str(rate)]
     return ["java", "-Xmx512M", "-cp", JARS + "/*", "org.apache.kafka.tools.ProducerPerformance",
