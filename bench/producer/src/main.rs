@@ -32,7 +32,11 @@ fn main() {
                 size: args[4].parse().unwrap(),
                 codec: args[5].clone(),
                 rate: args[6].parse().unwrap(),
-                extra: args[7..].iter().map(|kv| kv.split_once('=').expect("KEY=VALUE")).map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                extra: args[7..]
+                    .iter()
+                    .map(|kv| kv.split_once('=').expect("KEY=VALUE"))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
             };
             let result = if client == "ours" { runtime.block_on(ours(&run)) } else { rdkafka(&run) };
             result.print(client, &run);
@@ -58,7 +62,8 @@ async fn topic(bootstrap: &str, name: &str, partitions: i32) {
     use kwire::messages::create_topics_request::CreatableTopic;
     use kwire::messages::delete_topics_request::DeleteTopicState;
     use kwire::messages::{CreateTopicsRequest, DeleteTopicsRequest};
-    let cluster = kwire_connection::Cluster::connect(&[bootstrap], kwire_connection::ClientConfig::default()).await.unwrap();
+    let cluster =
+        kwire_connection::Cluster::connect(&[bootstrap], kwire_connection::ClientConfig::default()).await.unwrap();
     let client = cluster.any().await.unwrap();
     if partitions == 0 {
         let request = DeleteTopicsRequest {
@@ -70,7 +75,12 @@ async fn topic(bootstrap: &str, name: &str, partitions: i32) {
         return;
     }
     let request = CreateTopicsRequest {
-        topics: vec![CreatableTopic { name: name.into(), num_partitions: partitions, replication_factor: 1, ..Default::default() }],
+        topics: vec![CreatableTopic {
+            name: name.into(),
+            num_partitions: partitions,
+            replication_factor: 1,
+            ..Default::default()
+        }],
         timeout_ms: 30_000,
         ..Default::default()
     };
@@ -167,7 +177,14 @@ async fn ours(run: &Run) -> Outcome {
         if let Some(due) = run.due(started, i) {
             tokio::time::sleep_until(due.into()).await;
         }
-        let record = ProducerRecord { topic: topic.clone(), partition: None, key: None, value: Some(payload.clone()), headers: Vec::new(), timestamp: None };
+        let record = ProducerRecord {
+            topic: topic.clone(),
+            partition: None,
+            key: None,
+            value: Some(payload.clone()),
+            headers: Vec::new(),
+            timestamp: None,
+        };
         let sent = (run.rate > 0).then(Instant::now);
         let delivery = producer.send(record).await.unwrap();
         if let Some(sent) = sent {
@@ -240,7 +257,8 @@ fn rdkafka(run: &Run) -> Outcome {
         config.set(k, v);
     }
     let started = Instant::now();
-    let context = Context { latencies: Mutex::new(Vec::new()), errors: AtomicU64::new(0), measure: run.rate > 0, started };
+    let context =
+        Context { latencies: Mutex::new(Vec::new()), errors: AtomicU64::new(0), measure: run.rate > 0, started };
     let producer: ThreadedProducer<Context> = config.create_with_context(context).unwrap();
     let payload = run.payload();
     let started = Instant::now();
