@@ -174,3 +174,29 @@ async fn a_failed_batch_makes_the_transaction_abortable() {
     assert!(ok.await.unwrap().offset >= 0);
     fake.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abort_while_a_batch_is_being_retried_does_not_hang() {
+    let fake = FakeCluster::start(FakeConfig::default()).await.unwrap();
+    fake.create_topic("retrying", 1).unwrap();
+    let producer = Producer::connect(config(&fake, "retrying-writer", TransactionProtocol::Auto)).await.unwrap();
+    producer.init_transactions().await.unwrap();
+    producer.begin_transaction().unwrap();
+    // Every Produce is refused with a retriable error, slowly: the batch is in flight when the
+    // abort comes, and comes back wanting a retry.
+    let hook = fake.intercept(ApiKey::Produce, Times::Always, |_| {
+        std::thread::sleep(Duration::from_millis(400));
+        Action::Error(kwire::ErrorCode::NOT_ENOUGH_REPLICAS)
+    });
+    let delivery = producer.send(ProducerRecord::new("retrying", "x")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::timeout(Duration::from_secs(10), producer.abort_transaction()).await.expect("no hang").unwrap();
+    let error = delivery.await.unwrap_err();
+    assert!(matches!(error, ProduceError::TransactionAborted), "{error}");
+    fake.remove_hook(hook);
+    producer.begin_transaction().unwrap();
+    let ok = producer.send(ProducerRecord::new("retrying", "y")).await.unwrap();
+    producer.commit_transaction().await.unwrap();
+    assert!(ok.await.unwrap().offset >= 0);
+    fake.shutdown().await;
+}

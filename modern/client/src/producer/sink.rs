@@ -494,7 +494,10 @@ impl Sink {
         }
         let expired = batch.created + config.delivery_timeout <= now;
         let exhausted = batch.attempts > config.retries;
-        let will_retry = retriable && !expired && !exhausted;
+        // A transaction being aborted sends nothing more: its batches back from a failed
+        // attempt are aborted too (the abort waits for them).
+        let aborting = inner.txn.as_ref().is_some_and(|t| !t.may_send());
+        let will_retry = retriable && !expired && !exhausted && !aborting;
         if !inner.hooks.is_empty() {
             inner.hooks.each(|h| h.on_batch_error(&queue.topic, queue.partition, &error, will_retry));
         }
@@ -526,7 +529,9 @@ impl Sink {
         }
         drop(st);
         self.wake_leader(&queue);
-        let error = if expired {
+        let error = if aborting && retriable {
+            ProduceError::TransactionAborted
+        } else if expired {
             ProduceError::Timeout(format!(
                 "Expiring {} record(s) for {}-{}: {} ms has passed since batch creation (last error: {error})",
                 batch.records,
