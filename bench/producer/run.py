@@ -6,9 +6,9 @@ this script starts (test-support's, through `producer-bench kafka`).
 Each client produces PRODUCER_BENCH_MB MiB (default 1024) of 1 KiB records to a fresh topic of 6
 partitions, acks=all, idempotent, its own defaults otherwise, with compression none and lz4;
 RUNS (default 3) runs alternating between the clients. Reported, as medians:
-- `ours` runs with Kafka's defaults (batch.size 16 KiB, max.request.size 1 MiB, linger.ms 5),
-  `ours-1m` with kgo's sizes (batch.size 1,000,000, max.request.size 100 MiB; librdkafka's
-  batch.size is 1,000,000 too);
+- `ours` runs with its defaults (batch.size 1,000,000 and max.request.size 100 MiB, kgo's sizes;
+  librdkafka's batch.size is 1,000,000 too), `ours-16k` with the Java client's (batch.size 16 KiB,
+  max.request.size 1 MiB); linger.ms 5 for both;
 - throughput in MB/s (10^6 bytes of record values per second, from the first send to the last
   acknowledgement, as each client times itself);
 - client CPU seconds (user + system, from wait4) per GB (10^9 bytes) produced;
@@ -37,7 +37,7 @@ MB = int(os.environ.get("PRODUCER_BENCH_MB", "1024"))
 RUNS = int(os.environ.get("RUNS", "3"))
 LATENCY_RUNS = int(os.environ.get("LATENCY_RUNS", "3"))
 LATENCY_SECS = int(os.environ.get("LATENCY_SECS", "20"))
-CLIENTS = os.environ.get("CLIENTS", "ours,ours-1m,kgo,rdkafka,java").split(",")
+CLIENTS = os.environ.get("CLIENTS", "ours,ours-16k,kgo,rdkafka,java").split(",")
 CODECS = os.environ.get("CODECS", "none,lz4").split(",")
 RECORD, PARTITIONS = 1024, 6
 BENCH = os.path.join(OUT, "cargo", "release", "producer-bench")
@@ -95,11 +95,10 @@ def start_kafka():
 def command(client, bootstrap, topic, total, codec, rate):
     if client in ("ours", "rdkafka"):
         return [BENCH, client, bootstrap, topic, str(total), str(RECORD), codec, str(rate)]
-    if client == "ours-1m":
-        # Ours with kgo's sizes (ProducerBatchMaxBytes 1,000,012, BrokerMaxWriteBytes 100 MiB;
-        # librdkafka's batch.size is 1,000,000 too) instead of Kafka's 16 KiB and 1 MiB.
-        return [BENCH, "ours", bootstrap, topic, str(total), str(RECORD), codec, str(rate), "batch.size=1000000",
-                "max.request.size=104857600"]
+    if client == "ours-16k":
+        # Ours with the Java client's sizes instead of its defaults (kgo's).
+        return [BENCH, "ours", bootstrap, topic, str(total), str(RECORD), codec, str(rate), "batch.size=16384",
+                "max.request.size=1048576"]
     if client == "kgo":
         return [os.path.join(OUT, "kgo"), bootstrap, topic, str(total), str(RECORD), codec, str(rate)]
     return ["java", "-Xmx512M", "-cp", JARS + "/*", "org.apache.kafka.tools.ProducerPerformance",
