@@ -11,6 +11,8 @@ reads them all back. Reported, as medians of RUNS (default 3) runs alternating b
 - peak memory: the server's VmHWM at the end of a run.
 
 Usage: bench/fake_vs_kfake.py   (builds both with cargo and go first; Go is at /usr/local/go/bin)
+BASELINE=path/to/an/older/kwire-fake-cluster adds that build as a third server, "before", so a
+change to the cluster is measured against the build before it in the same run.
 """
 import json
 import os
@@ -32,10 +34,13 @@ def build():
     subprocess.run(["cargo", "build", "-q", "--release", "-p", "kwire-fake"], cwd=ROOT, check=True)
     os.makedirs(OUT, exist_ok=True)
     subprocess.run(["go", "build", "-o", OUT + "/", "./kfake", "./load"], cwd=GO_MODULE, env=env, check=True)
-    return {
+    servers = {
         "kwire-fake": [os.path.join(ROOT, "target", "release", "kwire-fake-cluster"), "--listen", "127.0.0.1:0"],
         "kfake": [os.path.join(OUT, "kfake")],
     }
+    if os.environ.get("BASELINE"):
+        servers["before"] = [os.environ["BASELINE"], "--listen", "127.0.0.1:0"]
+    return servers
 
 
 def spawn(command):
@@ -106,10 +111,15 @@ def main():
     }
     print(f"\n{MB} MiB of {RECORD}-byte records, {NODES} nodes, {PARTITIONS} partitions, medians of {RUNS} runs"
           f" ({SPAWNS} spawns for start)")
-    print(f"{'':28}{'kwire-fake':>16}{'kfake':>12}{'ratio':>8}")
+    before = "before" in rounds
+    print(f"{'':28}{'kwire-fake':>16}{'kfake':>12}{'ratio':>8}" + (f"{'before':>12}{'ratio':>8}" if before else ""))
     for label, metric in metrics.items():
         ours, theirs = metric("kwire-fake"), metric("kfake")
-        print(f"{label:28}{ours:16.1f}{theirs:12.1f}{ours / theirs:8.2f}")
+        line = f"{label:28}{ours:16.1f}{theirs:12.1f}{ours / theirs:8.2f}"
+        if before:
+            old = metric("before")
+            line += f"{old:12.1f}{ours / old:8.2f}"
+        print(line)
 
 
 if __name__ == "__main__":
