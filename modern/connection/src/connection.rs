@@ -10,7 +10,7 @@ use kwire::messages::{ApiKey, ApiRequest, RequestFrame, RequestKind, ResponseFra
 use kwire::ErrorCode;
 
 use crate::error::Error;
-use crate::frame::{BadSize, Framer, Piece};
+use crate::frame::Framer;
 use crate::in_flight::InFlight;
 
 /// Produce's first version with `TransactionalId` ahead of `Acks` (the schema: "versions 3+").
@@ -213,14 +213,7 @@ impl Connection {
     /// own ranges (KIP-511). Only such an answer is taken; any other body that fails at the
     /// version asked for is a decode error, not a version 0 answer read by luck.
     pub fn next_response(&mut self) -> Result<Option<Received>, Error> {
-        let mut frame = match self.incoming.next_piece().map_err(|BadSize(size)| Error::BadFrameSize(size))? {
-            None => return Ok(None),
-            Some(Piece::Frame(frame)) => frame,
-            Some(Piece::Oversized { size }) => {
-                return Err(Error::FrameTooLarge { size: size as i64, max: self.incoming.max() })
-            }
-            Some(Piece::Rest { .. }) => return Err(Error::Protocol("bytes of a response over the frame limit".into())),
-        };
+        let Some(mut frame) = self.incoming.next_frame()? else { return Ok(None) };
         let bytes = frame.len();
         frame.advance(4);
         let correlation_id = i32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]);
