@@ -26,6 +26,7 @@ enum Command {
     Tap(cmd::tap::TapArgs),
     /// Round trips of Kafka requests (ApiVersions or Metadata), one at a time: p50/p99.
     Perf(cmd::perf::PerfArgs),
+    Produce(cmd::produce::ProduceArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +67,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Tap(a) => cmd::tap::run(a).await,
             Command::Perf(a) => cmd::perf::run(a).await,
+            Command::Produce(a) => cmd::produce::run(a).await,
         }
     });
     match result {

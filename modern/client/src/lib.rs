@@ -5,3 +5,6 @@
 //! every typed builder has a `set(key, value)` that takes Kafka's spelling too ([`config`]).
 
 pub mod config;
+pub mod producer;
+
+pub use producer::{Producer, ProducerConfig, ProducerRecord, RecordMetadata};

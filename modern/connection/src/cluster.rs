@@ -7,10 +7,12 @@
 //! a bounded number of times. It routes; it does not batch: users bring their record batches.
 
 mod coordinator;
+pub mod metadata;
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use kwire::messages::metadata_request::MetadataRequestTopic;
@@ -20,6 +22,7 @@ use kwire::{ErrorCode, Records, Uuid};
 use tokio::sync::Mutex;
 
 use crate::{Client, ClientConfig, Error};
+pub use metadata::{BrokerMetadata, Metadata, PartitionMetadata, TopicMetadata};
 
 /// Which coordinator FindCoordinator looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,12 +33,8 @@ pub enum CoordinatorType {
 
 #[derive(Default)]
 struct Routes {
-    /// `host:port` of each broker.
+    /// `host:port` of each broker: the metadata's, and coordinators FindCoordinator named.
     brokers: HashMap<i32, String>,
-    /// The leader of each partition.
-    leaders: HashMap<(String, i32), i32>,
-    /// Each topic's id (Produce v13 and Fetch v13 name topics by id).
-    topic_ids: HashMap<String, Uuid>,
     /// The connections, by the address dialled: a broker's or a bootstrap server's.
     clients: HashMap<String, Client>,
     /// The coordinator of each group or transactional id, as FindCoordinator last said.
@@ -60,6 +59,9 @@ pub struct Cluster {
     bootstrap: Vec<String>,
     config: ClientConfig,
     routes: Mutex<Routes>,
+    /// The last Metadata answers: leaders and topic ids (Produce v13 and Fetch v13 name
+    /// topics by id) come from here. Swapped whole, never held across an await.
+    metadata: std::sync::Mutex<Arc<Metadata>>,
     /// How many times a retriable failure is tried in all (default 5).
     pub attempts: u32,
     /// The pause before the first retry, doubled every time (default 100 ms)...
@@ -83,6 +85,7 @@ impl Cluster {
                 .collect(),
             config,
             routes: Mutex::new(Routes::default()),
+            metadata: std::sync::Mutex::new(Arc::new(Metadata::default())),
             attempts: 5,
             backoff: Duration::from_millis(100),
             max_backoff: Duration::from_secs(2),
@@ -94,41 +97,85 @@ impl Cluster {
     /// Reads Metadata (for `topics`, or brokers only when empty) from any reachable broker
     /// and replaces what is known of them. A broker answering REBOOTSTRAP_REQUIRED (KIP-1102,
     /// Metadata v13) says that all this client knows of the cluster is stale: every connection
-    /// and route is dropped, and Metadata is read again through the bootstrap servers.
+    /// and route is dropped, and Metadata is read again through the bootstrap servers. Topics
+    /// are created by the broker when it auto-creates them (`auto.create.topics.enable`); see
+    /// [`Cluster::refresh_topics`] to ask without that.
     pub async fn refresh(&self, topics: &[&str]) -> Result<(), Error> {
-        let request = MetadataRequest {
-            topics: Some(
-                topics.iter().map(|t| MetadataRequestTopic { name: Some((*t).into()), ..Default::default() }).collect(),
-            ),
-            ..Default::default()
-        };
+        self.refresh_topics(topics, true).await
+    }
+
+    /// [`Cluster::refresh`], saying whether the broker may create a topic it does not have
+    /// (Kafka's producer allows it, its consumer by default does not).
+    pub async fn refresh_topics(&self, topics: &[&str], allow_auto_creation: bool) -> Result<(), Error> {
+        let topics =
+            topics.iter().map(|t| MetadataRequestTopic { name: Some((*t).into()), ..Default::default() }).collect();
+        self.read_metadata(Some(topics), allow_auto_creation).await
+    }
+
+    /// Reads Metadata for every topic of the cluster (internal ones included, marked so) and
+    /// replaces the topics known with them: for pattern subscriptions and listings.
+    pub async fn refresh_all(&self) -> Result<(), Error> {
+        self.read_metadata(None, false).await
+    }
+
+    async fn read_metadata(&self, topics: Option<Vec<MetadataRequestTopic>>, auto_create: bool) -> Result<(), Error> {
+        let all_topics = topics.is_none();
+        let request = MetadataRequest { topics, allow_auto_topic_creation: auto_create, ..Default::default() };
         let mut metadata = self.any().await?.send(request.clone()).await?;
         if metadata.error_code == ErrorCode::REBOOTSTRAP_REQUIRED {
             tracing::info!("the broker asked for a rebootstrap (KIP-1102): reconnecting through the bootstrap servers");
             *self.routes.lock().await = Routes::default();
+            *lock(&self.metadata) = Arc::new(Metadata::default());
             metadata = self.any().await?.send(request).await?;
         }
         if metadata.error_code != ErrorCode::NONE {
             return Err(Error::Broker { api: ApiKey::Metadata, code: metadata.error_code, message: None });
         }
+        let snapshot = {
+            let mut current = lock(&self.metadata);
+            *current = Arc::new(current.merged(&metadata, all_topics));
+            current.clone()
+        };
         let mut routes = self.routes.lock().await;
-        routes.brokers = metadata.brokers.iter().map(|b| (b.node_id.get(), format!("{}:{}", b.host, b.port))).collect();
-        for topic in &metadata.topics {
-            let Some(name) = &topic.name else { continue };
-            routes.leaders.retain(|(t, _), _| t != name.as_str());
-            if topic.error_code == ErrorCode::NONE && !topic.topic_id.is_nil() {
-                routes.topic_ids.insert(name.to_string(), topic.topic_id);
-            } else {
-                routes.topic_ids.remove(name.as_str());
-            }
-            for p in topic.partitions.iter().filter(|p| p.error_code == ErrorCode::NONE && p.leader_id.get() >= 0) {
-                routes.leaders.insert((name.to_string(), p.partition_index), p.leader_id.get());
-            }
+        for broker in snapshot.brokers.values() {
+            routes.brokers.insert(broker.id, broker.address());
         }
         let Routes { brokers, clients, .. } = &mut *routes;
+        brokers.retain(|id, _| snapshot.brokers.contains_key(id));
         clients
             .retain(|address, _| brokers.values().any(|b| b == address) || self.bootstrap.iter().any(|b| b == address));
         Ok(())
+    }
+
+    /// What the last Metadata answers said (a snapshot: cheap, never stale within itself).
+    pub fn metadata(&self) -> Arc<Metadata> {
+        lock(&self.metadata).clone()
+    }
+
+    /// `topic`'s metadata, reading Metadata when the snapshot does not have it. A topic the
+    /// cluster does not have comes back with its error (UNKNOWN_TOPIC_OR_PARTITION), not as an
+    /// `Err`: the caller decides whether to wait for it.
+    pub async fn topic(&self, topic: &str) -> Result<Arc<TopicMetadata>, Error> {
+        if let Some(known) = self.metadata().topics.get(topic).filter(|t| t.error == ErrorCode::NONE) {
+            return Ok(known.clone());
+        }
+        self.refresh(&[topic]).await?;
+        self.metadata()
+            .topics
+            .get(topic)
+            .cloned()
+            .ok_or_else(|| Error::Routing(format!("the Metadata answer has no topic {topic}")))
+    }
+
+    /// Forgets what is known of `topic`, so that the next use reads Metadata again (after
+    /// NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_ID, a fenced leader epoch...).
+    pub fn forget_topic(&self, topic: &str) {
+        let mut current = lock(&self.metadata);
+        if current.topics.contains_key(topic) {
+            let mut changed = Metadata::clone(&current);
+            changed.topics.remove(topic);
+            *current = Arc::new(changed);
+        }
     }
 
     /// A connection to any broker: one already open, else the known brokers and then the
@@ -181,13 +228,11 @@ impl Cluster {
 
     /// The connection to the leader of `topic`'s `partition`, reading Metadata when unknown.
     pub async fn leader(&self, topic: &str, partition: i32) -> Result<Client, Error> {
-        let key = (topic.to_string(), partition);
-        let known = self.routes.lock().await.leaders.get(&key).copied();
-        let id = match known {
+        let id = match self.metadata().leader(topic, partition) {
             Some(id) => id,
             None => {
                 self.refresh(&[topic]).await?;
-                let id = self.routes.lock().await.leaders.get(&key).copied();
+                let id = self.metadata().leader(topic, partition);
                 id.ok_or_else(|| Error::Routing(format!("no leader for {topic}-{partition}")))?
             }
         };
@@ -196,11 +241,11 @@ impl Cluster {
 
     /// `topic`'s id, reading Metadata when unknown (nil for a broker older than topic ids).
     pub async fn topic_id(&self, topic: &str) -> Result<Uuid, Error> {
-        if let Some(id) = self.routes.lock().await.topic_ids.get(topic) {
-            return Ok(*id);
+        if let Some(id) = self.metadata().topic_id(topic) {
+            return Ok(id);
         }
         self.refresh(&[topic]).await?;
-        Ok(self.routes.lock().await.topic_ids.get(topic).copied().unwrap_or_default())
+        Ok(self.metadata().topic_id(topic).unwrap_or_default())
     }
 
     /// Runs `attempt` against the leader of `topic`'s `partition`; on a retriable error it
@@ -219,10 +264,9 @@ impl Cluster {
             if let Err(e) = &result {
                 if e.is_retriable() {
                     // A connection that failed is closed, and `broker` opens another; the
-                    // topic's id goes too (UNKNOWN_TOPIC_ID: the topic was deleted or recreated).
-                    let mut routes = self.routes.lock().await;
-                    routes.leaders.remove(&(topic.to_string(), partition));
-                    routes.topic_ids.remove(topic);
+                    // topic's leaders and id go too (UNKNOWN_TOPIC_ID: the topic was deleted
+                    // or recreated).
+                    self.forget_topic(topic);
                 }
             }
             result
@@ -291,4 +335,10 @@ impl Cluster {
         })
         .await
     }
+}
+
+/// The metadata lock: held for a clone or a swap, never across an await, so a panic while held
+/// cannot leave it half-written.
+fn lock(metadata: &std::sync::Mutex<Arc<Metadata>>) -> std::sync::MutexGuard<'_, Arc<Metadata>> {
+    metadata.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand: its arguments and its run function.
 
 pub mod perf;
+pub mod produce;
 pub mod tap;
 
 /// What a subcommand returns; the error prints as one `kwire: …` line.
