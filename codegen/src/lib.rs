@@ -6,7 +6,7 @@
 //! `kwire-codegen-cli`) and the tests only decide where those files go. The stages are explicit:
 //! schema model ([`schema`], [`parse`]) → validation ([`validate`]) → IR ([`ir`], [`lower`])
 //! → emission with `quote!` ([`emit`]) → formatting with prettyplease (feature `pretty`; a
-//! build script's output is left unformatted).
+//! build script's output is laid out without it, on lines no longer than rustfmt leaves).
 //!
 //! It has no default features: a build script compiles no CLI and no formatter. `pretty`
 //! formats output with prettyplease, as checked-in code should be.

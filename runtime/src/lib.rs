@@ -1,6 +1,8 @@
-//! Runtime for kwire: the wire primitives and traits that generated Kafka messages call,
-//! and nothing else. Record batches and their codecs are `kwire-records`; Kafka 0.7's
-//! protocol and log are `kwire07-protocol`; ZooKeeper data is `kwire07-zk`.
+//! Runtime for kwire: the wire primitives and traits that generated Kafka messages call, and
+//! what every reader of Kafka's streams shares with them: the one reader of its size-prefixed
+//! framing ([`framing`]) and the hashes clients and brokers agree on ([`hash`]). Record batches
+//! and their codecs are `kwire-records`; Kafka 0.7's protocol and log are `kwire07-protocol`;
+//! ZooKeeper data is `kwire07-zk`.
 // No unsafe code except one audited line: `StrBytes::as_str` skips re-checking UTF-8 that its
 // constructors already checked.
 #![deny(unsafe_code)]
@@ -11,6 +13,7 @@ pub mod error;
 pub mod error_code;
 pub mod fixed_array;
 pub mod frame;
+pub mod framing;
 pub mod hash;
 #[cfg(feature = "json")]
 pub mod json;

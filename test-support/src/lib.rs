@@ -1,7 +1,9 @@
 //! What the end-to-end tests of every crate share: real peers started as processes (Apache
-//! Kafka from its jars, [`kafka::Kafka`]; tansu, [`tansu::Tansu`]), a counting allocator that
-//! measures what a decode allocates ([`alloc`]), and small helpers (a temporary folder, a free
-//! port, a peer that CI must have). Kafka 0.7's processes (ZooKeeper, the 0.7 broker and
+//! Kafka from its jars, with TLS and SASL listeners, [`kafka::Kafka`]; Kafka's own Java
+//! clients and the other programs of the Java oracle module on those jars,
+//! [`kafka::java_program`]; tansu, [`tansu::Tansu`]), a counting allocator that measures what a
+//! decode allocates ([`alloc`]), and small helpers (a temporary folder, a free port, a log's
+//! tail, a peer that CI must have). Kafka 0.7's processes (ZooKeeper, the 0.7 broker and
 //! command) are `kwire07-test-support`'s.
 
 use std::net::{Ipv4Addr, TcpListener};

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use kwire07_protocol::{
-    ErrorCode, FetchRequest, FetchResponse, MultiFetchResponse, OffsetsRequest, OffsetsResponse, ProduceRequest,
-    ProtocolError, RecvBuffer, Request,
+    ErrorCode, FetchRequest, FetchResponse, FrameDecoder, MultiFetchResponse, OffsetsRequest, OffsetsResponse,
+    ProduceRequest, ProtocolError, RecvBuffer, Request,
 };
 use kwire_runtime::reader::SliceReader;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -85,7 +85,8 @@ pub struct BrokerConnection {
     /// Received bytes; answers are split off it without copying (see [`RecvBuffer`]).
     read_buf: RecvBuffer,
     timeout: Duration,
-    max_response: usize,
+    /// Splits answers off `read_buf`, up to the largest accepted.
+    answers: FrameDecoder,
     /// The largest answer the fetches sent on this connection allow. A frame within it gets
     /// room for all its bytes as soon as its size is known (the size comes from our own
     /// request, not from the peer's claim); a larger claim grows as its bytes arrive.
@@ -116,7 +117,7 @@ impl BrokerConnection {
             write_buf: BytesMut::new(),
             read_buf: RecvBuffer::default(),
             timeout,
-            max_response: DEFAULT_MAX_RESPONSE_SIZE,
+            answers: FrameDecoder::answers(DEFAULT_MAX_RESPONSE_SIZE),
             fetch_room: 0,
             receive_buffer: ReceiveBuffer::Auto,
             receive_buffer_set: 0,
@@ -165,7 +166,7 @@ impl BrokerConnection {
 
     /// Largest response frame accepted before the connection is treated as broken.
     pub fn set_max_response_size(&mut self, max: usize) {
-        self.max_response = max;
+        self.answers = FrameDecoder::answers(max);
     }
 
     fn io_err(&self, source: std::io::Error) -> ClientError {
@@ -217,23 +218,23 @@ impl BrokerConnection {
     }
 
     async fn read_frame_inner(&mut self) -> Result<Bytes> {
-        let size = self.read_frame_size().await?;
-        self.fill(4 + size).await?;
-        let buf = self.read_buf.bytes();
-        buf.advance(4);
-        Ok(buf.split_to(size).freeze())
+        loop {
+            if let Some(frame) = self.answers.decode(self.read_buf.bytes()).map_err(|e| self.protocol(e))? {
+                return Ok(frame);
+            }
+            let missing = self.answers.bytes_needed(self.read_buf.bytes()).map_err(|e| self.protocol(e))?;
+            self.fill(self.read_buf.len() + missing).await?;
+        }
     }
 
     /// Reads a frame's size field (left in the buffer) and checks it: at least the 2 bytes of
     /// an error code, at most the largest response accepted.
     async fn read_frame_size(&mut self) -> Result<usize> {
-        self.fill(4).await?;
-        let buf = self.read_buf.bytes();
-        // `fill(4)` put the 4 bytes there.
-        let size = SliceReader::new(buf, 0).get_i32().unwrap_or(-1);
-        match usize::try_from(size) {
-            Ok(n) if (2..=self.max_response).contains(&n) => Ok(n),
-            _ => Err(self.protocol(ProtocolError::FrameSize { size, max: self.max_response })),
+        loop {
+            if let Some(size) = self.answers.frame_size(self.read_buf.bytes()).map_err(|e| self.protocol(e))? {
+                return Ok(size);
+            }
+            self.fill(4).await?;
         }
     }
 
@@ -323,7 +324,7 @@ impl BrokerConnection {
 
     /// Called before a FETCH or MULTIFETCH goes out with the largest answer it allows.
     fn allow_answer(&mut self, bound: usize) -> Result<()> {
-        self.fetch_room = self.fetch_room.max(bound.min(self.max_response));
+        self.fetch_room = self.fetch_room.max(bound.min(self.answers.max_size()));
         if self.receive_buffer == ReceiveBuffer::Auto {
             let wanted = auto_receive_buffer(bound);
             if wanted > self.receive_buffer_set {

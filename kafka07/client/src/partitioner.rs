@@ -2,11 +2,9 @@
 //! (broker, partition) pairs sorted by broker id then partition; with a key,
 //! `abs(key.hashCode) mod size` using Java's `String.hashCode`, otherwise a uniform random pick.
 
-/// Java's `String.hashCode`: `h = 31·h + c` over the UTF-16 code units, wrapping at 32 bits.
-/// This is what 0.7's `DefaultPartitioner` hashes for a string key.
-pub fn java_string_hash(key: &str) -> i32 {
-    key.encode_utf16().fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)))
-}
+/// Java's `String.hashCode`, what 0.7's `DefaultPartitioner` hashes for a string key (the
+/// runtime's, which today's Kafka hashes group and transactional ids with).
+pub use kwire_runtime::hash::java_string_hash;
 
 /// `abs(hash) mod n` as 0.7's `DefaultPartitioner`. For the one hash whose absolute value
 /// Java cannot represent (`i32::MIN`), 0.7 yields a negative index and the send fails; here

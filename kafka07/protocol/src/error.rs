@@ -15,7 +15,7 @@ pub enum ProtocolError {
     #[error("{what} at byte {offset} is {value}, above the limit of {max}")]
     CountTooLarge { what: &'static str, offset: usize, value: usize, max: usize },
 
-    #[error("frame size {size} is outside the allowed range 1..={max}")]
+    #[error("frame size {size} is too small for a frame or larger than the limit of {max}")]
     FrameSize { size: i32, max: usize },
 
     #[error("unknown request type {0}")]

@@ -1,6 +1,7 @@
 //! Kafka 0.7's wire format, hand-written from `shared/spec/kafka07.md`.
 //!
-//! * [`frame`]: the `i32 size` framing of requests and responses, with an incremental decoder.
+//! * [`frame`]: the `i32 size` framing of requests and responses: an incremental decoder with
+//!   0.7's limits over the runtime's one framing reader.
 //! * [`request`] / [`response`]: the five request types and the three responses, both directions.
 //! * [`versioned`]: kwire's MODIFY_TOPIC (type 5), versioned requests with generated bodies.
 //! * [`message`], [`compression`], [`message_set`]: messages (magic 0 and 1), gzip and xerial

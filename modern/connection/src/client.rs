@@ -94,6 +94,8 @@ impl Client {
         let lifetime = handshake::authenticate(&mut stream, &mut conn, &config, &negotiated.versions).await?;
         tracing::debug!(%peer, apis = negotiated.response.api_keys.len(), ?lifetime, "connected");
 
+        let mut conn = conn.carrying()?;
+        let framer = conn.take_incoming();
         let (reader, writer) = split(stream);
         let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
         let (shutdown, closed) = watch::channel(false);
@@ -109,7 +111,7 @@ impl Client {
             reauth: lifetime.map(|lifetime| Reauth::after(config.clone(), negotiated.versions.clone(), lifetime)),
         };
         tokio::spawn(writer.run(receiver));
-        tokio::spawn(tasks::read_loop(reader, state.clone(), config.request_timeout, closed, idle));
+        tokio::spawn(tasks::read_loop(reader, framer, state.clone(), config.request_timeout, closed, idle));
         let tickets = AtomicU64::new(0);
         Ok(Client { shared: Arc::new(Shared { commands, permits, state, negotiated, config, peer, tickets }) })
     }

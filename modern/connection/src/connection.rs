@@ -4,13 +4,19 @@
 //! request it answers calls for (the response header version follows from that request's api
 //! key and version). Sizes are checked against the configured maximum before anything waits
 //! for or holds the bytes they announce.
+//!
+//! The requests waiting for a response are one table, by correlation id, and each can carry a
+//! value of the caller's (`Connection<T>`, [`Connection::send_with`]): a client keeps who
+//! waits for the response there. Matching a response to its request
+//! ([`Connection::answer`]) and decoding it ([`Answered::decode`]) are separate steps, so that
+//! a client whose reader and writer share the connection behind a lock decodes outside it.
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use kwire::messages::{ApiKey, ApiRequest, RequestFrame, RequestKind, ResponseFrame, ResponseHeader, ResponseKind};
 use kwire::ErrorCode;
+use kwire_runtime::framing::{Framer, SIZE_PREFIX};
 
 use crate::error::Error;
-use crate::frame::{BadSize, Framer, Piece};
 use crate::in_flight::InFlight;
 
 /// Produce's first version with `TransactionalId` ahead of `Acks` (the schema: "versions 3+").
@@ -37,6 +43,9 @@ pub fn produce_acks(body: &[u8], version: i16) -> Option<i16> {
 
 /// Kafka's default `socket.request.max.bytes`: the largest frame accepted unless configured.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 100 * 1024 * 1024;
+
+/// The smallest response frame: its correlation id.
+const MIN_RESPONSE: usize = 4;
 
 /// A request written and, unless it expects no answer, waiting for its response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,18 +88,21 @@ impl Received {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Pending {
+/// A request waiting for its response: what the response is read as, and the caller's value.
+#[derive(Debug)]
+struct Pending<T> {
     api: ApiKey,
     version: i16,
+    context: T,
 }
 
-/// A connection's framing, correlation and decoding, with no I/O.
+/// A connection's framing, correlation and decoding, with no I/O. Each request waiting for a
+/// response carries a `T` of the caller's (nothing, by default).
 #[derive(Debug)]
-pub struct Connection {
+pub struct Connection<T = ()> {
     client_id: Option<String>,
     next_correlation_id: i32,
-    pending: InFlight<Pending>,
+    pending: InFlight<Pending<T>>,
     outgoing: BytesMut,
     incoming: Framer,
 }
@@ -99,15 +111,7 @@ impl Connection {
     /// A connection that names itself `client_id` in every request header and accepts
     /// response frames of at most `max_frame_size` bytes.
     pub fn new(client_id: Option<&str>, max_frame_size: usize) -> Self {
-        Connection {
-            client_id: client_id.map(str::to_string),
-            next_correlation_id: 0,
-            // The client bounds its requests in flight itself (`ClientConfig`).
-            pending: InFlight::new(usize::MAX),
-            outgoing: BytesMut::new(),
-            // A response holds at least its correlation id.
-            incoming: Framer::new(4, max_frame_size),
-        }
+        Connection::with_contexts(client_id, max_frame_size)
     }
 
     /// Appends a request frame of `request` at `version` to the outgoing bytes.
@@ -117,23 +121,7 @@ impl Connection {
 
     /// [`Connection::send`] for a body of any API.
     pub fn send_kind(&mut self, body: RequestKind, version: i16) -> Result<Sent, Error> {
-        let api = body.api_key();
-        if !api.valid_versions().is_some_and(|range| range.contains(version)) {
-            return Err(Error::UnsupportedVersion { api, version });
-        }
-        let expects_response = !matches!(&body, RequestKind::Produce(p) if p.acks == 0);
-        let correlation_id = self.next_correlation_id;
-        let frame = RequestFrame::new(body, version, correlation_id, self.client_id.as_deref());
-        let start = self.outgoing.len();
-        frame.encode(&mut self.outgoing).map_err(|source| {
-            self.outgoing.truncate(start);
-            Error::Encode { api, version, source }
-        })?;
-        self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
-        if expects_response {
-            self.pending.expect(correlation_id, Pending { api, version });
-        }
-        Ok(Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start })
+        self.send_with(body, version, ()).map(|(sent, _)| sent).map_err(|(error, ())| error)
     }
 
     /// Appends a request of `api` whose body is already encoded, under header version
@@ -173,9 +161,66 @@ impl Connection {
         self.outgoing.extend_from_slice(body);
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
         if expects_response {
-            self.pending.expect(correlation_id, Pending { api, version: read_as });
+            self.pending.expect(correlation_id, Pending { api, version: read_as, context: () });
         }
         Ok(Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start })
+    }
+
+    /// The same connection, its requests from now on each carrying a `U` (see
+    /// [`Connection::send_with`]): how a client hands the connection it negotiated on over to
+    /// its tasks. Only while no request waits for a response (a `()` cannot become a `U`).
+    pub fn carrying<U>(self) -> Result<Connection<U>, Error> {
+        if !self.pending.is_empty() {
+            let waiting = self.pending.len();
+            return Err(Error::Protocol(format!("{waiting} requests still wait for a response")));
+        }
+        Ok(Connection {
+            client_id: self.client_id,
+            next_correlation_id: self.next_correlation_id,
+            pending: InFlight::new(usize::MAX),
+            outgoing: self.outgoing,
+            incoming: self.incoming,
+        })
+    }
+}
+
+impl<T> Connection<T> {
+    /// [`Connection::new`] for requests that each carry a `T`.
+    pub fn with_contexts(client_id: Option<&str>, max_frame_size: usize) -> Self {
+        Connection {
+            client_id: client_id.map(str::to_string),
+            next_correlation_id: 0,
+            // The client bounds its requests in flight itself (`ClientConfig`).
+            pending: InFlight::new(usize::MAX),
+            outgoing: BytesMut::new(),
+            incoming: Framer::new(MIN_RESPONSE, max_frame_size),
+        }
+    }
+
+    /// [`Connection::send_kind`] for a request that carries `context` until its response is
+    /// matched ([`Answered::context`]). The context comes back at once with a request that
+    /// expects no response (Produce with `acks = 0`), and with the error if the request is
+    /// refused.
+    pub fn send_with(&mut self, body: RequestKind, version: i16, context: T) -> Result<(Sent, Option<T>), (Error, T)> {
+        let api = body.api_key();
+        if !api.valid_versions().is_some_and(|range| range.contains(version)) {
+            return Err((Error::UnsupportedVersion { api, version }, context));
+        }
+        let expects_response = !matches!(&body, RequestKind::Produce(p) if p.acks == 0);
+        let correlation_id = self.next_correlation_id;
+        let frame = RequestFrame::new(body, version, correlation_id, self.client_id.as_deref());
+        let start = self.outgoing.len();
+        if let Err(source) = frame.encode(&mut self.outgoing) {
+            self.outgoing.truncate(start);
+            return Err((Error::Encode { api, version, source }, context));
+        }
+        self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
+        let sent = Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start };
+        if !expects_response {
+            return Ok((sent, Some(context)));
+        }
+        self.pending.expect(correlation_id, Pending { api, version, context });
+        Ok((sent, None))
     }
 
     /// The bytes waiting to be written.
@@ -199,9 +244,33 @@ impl Connection {
         self.incoming.buffered()
     }
 
+    /// Hands the reading of responses to a reader of its own, the bytes received so far with
+    /// it: a task that reads while others write splits frames without the connection, and
+    /// matches each with [`Connection::answer`]. [`Connection::receive`] starts afresh.
+    pub fn take_incoming(&mut self) -> Framer {
+        let fresh = Framer::new(MIN_RESPONSE, self.incoming.max());
+        std::mem::replace(&mut self.incoming, fresh)
+    }
+
     /// How many requests wait for a response.
     pub fn in_flight(&self) -> usize {
         self.pending.len()
+    }
+
+    /// The requests waiting for a response, oldest first: correlation id and context.
+    pub fn waiting(&self) -> impl Iterator<Item = (i32, &T)> {
+        self.pending.iter().map(|(correlation_id, p)| (*correlation_id, &p.context))
+    }
+
+    /// Stops waiting for the response to `correlation_id` (a response that still comes is
+    /// then one nobody asked for); its context, if it was waiting.
+    pub fn forget(&mut self, correlation_id: i32) -> Option<T> {
+        self.pending.take(correlation_id).map(|p| p.context)
+    }
+
+    /// Stops waiting for every response; the contexts, oldest first.
+    pub fn forget_all(&mut self) -> impl Iterator<Item = (i32, T)> + '_ {
+        self.pending.drain().map(|(correlation_id, p)| (correlation_id, p.context))
     }
 
     /// The next whole response, if its bytes have all arrived. A frame larger than the maximum
@@ -213,20 +282,51 @@ impl Connection {
     /// own ranges (KIP-511). Only such an answer is taken; any other body that fails at the
     /// version asked for is a decode error, not a version 0 answer read by luck.
     pub fn next_response(&mut self) -> Result<Option<Received>, Error> {
-        let mut frame = match self.incoming.next_piece().map_err(|BadSize(size)| Error::BadFrameSize(size))? {
-            None => return Ok(None),
-            Some(Piece::Frame(frame)) => frame,
-            Some(Piece::Oversized { size }) => {
-                return Err(Error::FrameTooLarge { size: size as i64, max: self.incoming.max() })
-            }
-            Some(Piece::Rest { .. }) => return Err(Error::Protocol("bytes of a response over the frame limit".into())),
+        match self.incoming.next_frame()? {
+            None => Ok(None),
+            Some(frame) => self.answer(frame)?.decode().map(Some),
+        }
+    }
+
+    /// The request a whole response frame (size prefix included) answers, taken from those
+    /// waiting; the response is decoded with [`Answered::decode`]. A frame that answers no
+    /// waiting request is an error for the whole stream.
+    pub fn answer(&mut self, frame: Bytes) -> Result<Answered<T>, Error> {
+        let Some(id) = frame.get(SIZE_PREFIX..SIZE_PREFIX + 4) else {
+            return Err(Error::BadFrameSize(frame.len().saturating_sub(SIZE_PREFIX) as i32));
         };
-        let bytes = frame.len();
-        frame.advance(4);
-        let correlation_id = i32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]);
-        let Some(Pending { api, version }) = self.pending.take(correlation_id) else {
+        let correlation_id = i32::from_be_bytes([id[0], id[1], id[2], id[3]]);
+        let Some(Pending { api, version, context }) = self.pending.take(correlation_id) else {
             return Err(Error::UnknownCorrelationId(correlation_id));
         };
+        Ok(Answered { correlation_id, api, version, context, frame })
+    }
+}
+
+/// A response frame matched to the request it answers, not yet decoded.
+#[derive(Debug)]
+pub struct Answered<T> {
+    pub correlation_id: i32,
+    pub api: ApiKey,
+    /// The version the request asked the response to be read at.
+    pub version: i16,
+    /// What the request carried ([`Connection::send_with`]).
+    pub context: T,
+    /// The frame, size prefix included.
+    frame: Bytes,
+}
+
+impl<T> Answered<T> {
+    /// The frame's size on the wire, prefix included.
+    pub fn bytes(&self) -> usize {
+        self.frame.len()
+    }
+
+    /// The response, decoded as its request calls for (see [`Connection::next_response`] for
+    /// ApiVersions' fallback to version 0); an error names the request.
+    pub fn decode(&self) -> Result<Received, Error> {
+        let (api, version, correlation_id) = (self.api, self.version, self.correlation_id);
+        let frame = self.frame.slice(SIZE_PREFIX..);
         let decoded = match ResponseFrame::decode(frame.clone(), api, version) {
             Err(error) if api == ApiKey::ApiVersions && version != 0 => match ResponseFrame::decode(frame, api, 0) {
                 Ok(f) if matches!(&f.body, ResponseKind::ApiVersions(r) if r.error_code == ErrorCode::UNSUPPORTED_VERSION) => {
@@ -237,6 +337,7 @@ impl Connection {
             other => other.map(|f| (f, version)),
         };
         let (decoded, version) = decoded.map_err(|source| Error::Decode { api, version, correlation_id, source })?;
-        Ok(Some(Received { correlation_id, api, version, header: decoded.header, body: decoded.body, bytes }))
+        let (header, body, bytes) = (decoded.header, decoded.body, self.bytes());
+        Ok(Received { correlation_id, api, version, header, body, bytes })
     }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use kwire::messages::ApiKey;
 use kwire::{DecodeError, EncodeError, ErrorCode};
+use kwire_runtime::framing::FrameSizeError;
 
 /// An error of a connection. Cloneable, so that a connection that fails can hand the same
 /// error to every request waiting on it.
@@ -67,6 +68,15 @@ pub enum Error {
     /// the key asked for, a Produce frame to forward too short to hold its `acks`.
     #[error("protocol violation: {0}")]
     Protocol(String),
+}
+
+impl From<FrameSizeError> for Error {
+    fn from(e: FrameSizeError) -> Self {
+        match e {
+            FrameSizeError::Impossible(size) => Error::BadFrameSize(size),
+            FrameSizeError::TooLarge { size, max } => Error::FrameTooLarge { size: size as i64, max },
+        }
+    }
 }
 
 impl From<std::io::Error> for Error {

@@ -43,6 +43,11 @@ impl<T> InFlight<T> {
         self.queue.pop_front().map(|(_, request)| request)
     }
 
+    /// Removes every request waiting, oldest first.
+    pub fn drain(&mut self) -> impl Iterator<Item = (i32, T)> + '_ {
+        self.queue.drain(..)
+    }
+
     /// The requests waiting, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &(i32, T)> {
         self.queue.iter()

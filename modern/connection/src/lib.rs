@@ -38,7 +38,7 @@ pub mod tls;
 pub use client::Client;
 pub use cluster::{Cluster, CoordinatorType};
 pub use config::ClientConfig;
-pub use connection::{produce_acks, Connection, Received, Sent, DEFAULT_MAX_FRAME_SIZE};
+pub use connection::{produce_acks, Answered, Connection, Received, Sent, DEFAULT_MAX_FRAME_SIZE};
 pub use error::Error;
 pub use handshake::Negotiated;
 pub use sasl::{Credentials, Mechanism};

@@ -1,21 +1,27 @@
 //! The two tasks under a [`crate::Client`] and the state they share. The writer encodes and
 //! writes requests, skips those whose caller is gone, and re-authenticates before a SASL
-//! session's lifetime ends (KIP-368). The reader hands each response to its caller and closes
+//! session's lifetime ends (KIP-368). The reader splits responses off the socket, matches each
+//! to its request under the shared lock, and decodes it and hands it to its caller outside
+//! that lock, so that the writer is not held up by a large response being decoded. It closes
 //! the connection once a written request has waited `request_timeout`, as Kafka's
 //! NetworkClient does: a broker that went silent with the socket open would otherwise keep
 //! every permit, and every later request would wait behind them. Closing wakes both tasks,
 //! which drop their halves of the socket.
+//!
+//! Who waits for which response is kept in the sans-io [`Connection`]'s one table of requests
+//! in flight: each request carries its caller's [`Waiting`] there.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use kwire::messages::{ApiRequest, NegotiatedVersions, RequestKind};
+use kwire_runtime::framing::Framer;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch, Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::config::ClientConfig;
-use crate::connection::{Connection, Received};
+use crate::connection::{Answered, Connection, Received};
 use crate::error::Error;
 use crate::handshake::{self, Exchange};
 
@@ -33,9 +39,9 @@ pub(crate) struct Command {
     pub span: tracing::Span,
 }
 
-/// A written request waiting for its response; re-authentication's own have no caller's
-/// ticket and take no permit.
-struct Waiting {
+/// Who waits for a written request's response; re-authentication's own requests have no
+/// caller's ticket and take no permit.
+pub(crate) struct Waiting {
     reply: Reply,
     _permit: Option<OwnedSemaphorePermit>,
     ticket: Option<u64>,
@@ -43,11 +49,10 @@ struct Waiting {
     span: tracing::Span,
 }
 
-/// What the two tasks and the client's handles share: the sans-io state, who waits for what,
-/// and why it closed.
+/// What the two tasks and the client's handles share: the sans-io state (with who waits for
+/// what), and why it closed.
 pub(crate) struct State {
-    conn: Connection,
-    waiting: HashMap<i32, Waiting>,
+    conn: Connection<Waiting>,
     closed: Option<Error>,
     /// Until when the broker throttles this connection (the latest `throttle_time_ms`).
     throttled_until: Option<Instant>,
@@ -60,8 +65,8 @@ pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl State {
-    pub(crate) fn new(conn: Connection, permits: Arc<Semaphore>, shutdown: watch::Sender<bool>) -> Self {
-        State { conn, waiting: HashMap::new(), closed: None, throttled_until: None, permits, shutdown }
+    pub(crate) fn new(conn: Connection<Waiting>, permits: Arc<Semaphore>, shutdown: watch::Sender<bool>) -> Self {
+        State { conn, closed: None, throttled_until: None, permits, shutdown }
     }
 
     /// Why the connection closed, if it did.
@@ -76,7 +81,7 @@ impl State {
     /// Closes with `error`: every waiting caller gets it, later ones too; callers waiting for
     /// a permit are woken, and both tasks stop.
     pub(crate) fn fail(&mut self, error: Error) {
-        for (_, w) in self.waiting.drain() {
+        for (_, w) in self.conn.forget_all() {
             let _ = w.reply.send(Err(error.clone()));
         }
         self.closed.get_or_insert(error);
@@ -87,9 +92,9 @@ impl State {
     /// The caller of `ticket` gave up after `timeout`. If its request was written, nothing
     /// says the broker will ever answer: the connection closes. If not, the writer skips it.
     pub(crate) fn abandon(&mut self, ticket: u64, timeout: Duration) {
-        let written = self.waiting.iter().find(|(_, w)| w.ticket == Some(ticket)).map(|(id, _)| *id);
+        let written = self.conn.waiting().find(|(_, w)| w.ticket == Some(ticket)).map(|(id, _)| id);
         if let Some(correlation_id) = written {
-            self.waiting.remove(&correlation_id);
+            self.conn.forget(correlation_id);
             self.timed_out(correlation_id, timeout);
         }
     }
@@ -106,10 +111,10 @@ impl State {
     fn expire(&mut self, timeout: Duration) {
         let now = Instant::now();
         let overdue: Vec<i32> =
-            self.waiting.iter().filter(|(_, w)| w.sent_at + timeout <= now).map(|(id, _)| *id).collect();
+            self.conn.waiting().filter(|(_, w)| w.sent_at + timeout <= now).map(|(id, _)| id).collect();
         let Some(first) = overdue.first().copied() else { return };
         for id in overdue {
-            if let Some(w) = self.waiting.remove(&id) {
+            if let Some(w) = self.conn.forget(id) {
                 let _ = w.reply.send(Err(Error::Timeout(timeout)));
             }
         }
@@ -119,7 +124,13 @@ impl State {
     /// When the oldest written request times out; with none, a full timeout from now (a
     /// request written later times out later still).
     fn next_deadline(&self, timeout: Duration) -> Instant {
-        self.waiting.values().map(|w| w.sent_at).min().unwrap_or_else(Instant::now) + timeout
+        self.conn.waiting().map(|(_, w)| w.sent_at).min().unwrap_or_else(Instant::now) + timeout
+    }
+
+    /// Notes a response's `throttle_time_ms` (KIP-219): the latest end of any throttle counts.
+    fn throttle(&mut self, ms: i32) {
+        let until = Instant::now() + Duration::from_millis(ms as u64);
+        self.throttled_until = Some(self.throttled_until.map_or(until, |t| t.max(until)));
     }
 }
 
@@ -214,38 +225,32 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
                 _ = closing(&mut self.shutdown) => {}
             }
         }
-        let span = command.span;
+        let Command { body, version, reply, permit, ticket, span } = command;
         let (bytes, no_response) = {
             let mut state = lock(&self.state);
             if let Some(error) = state.closed.clone() {
-                let _ = command.reply.send(Err(error));
+                let _ = reply.send(Err(error));
                 return false;
             }
-            if command.reply.is_closed() {
+            if reply.is_closed() {
                 tracing::debug!(parent: &span, "the caller gave up before the request was written");
                 return true;
             }
-            match state.conn.send_kind(command.body, command.version) {
-                Err(error) => {
-                    let _ = command.reply.send(Err(error));
+            let waiting = Waiting {
+                reply,
+                _permit: Some(permit),
+                ticket: Some(ticket),
+                sent_at: Instant::now(),
+                span: span.clone(),
+            };
+            match state.conn.send_with(body, version, waiting) {
+                Err((error, waiting)) => {
+                    let _ = waiting.reply.send(Err(error));
                     return true;
                 }
-                Ok(sent) => {
+                Ok((sent, no_response)) => {
                     span.record("correlation_id", sent.correlation_id).record("bytes_out", sent.bytes);
-                    let bytes = state.conn.take_outgoing();
-                    if sent.expects_response {
-                        let waiting = Waiting {
-                            reply: command.reply,
-                            _permit: Some(command.permit),
-                            ticket: Some(command.ticket),
-                            sent_at: Instant::now(),
-                            span,
-                        };
-                        state.waiting.insert(sent.correlation_id, waiting);
-                        (bytes, None)
-                    } else {
-                        (bytes, Some(command.reply))
-                    }
+                    (state.conn.take_outgoing(), no_response)
                 }
             }
         };
@@ -255,14 +260,14 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
         };
         if let Err(e) = written {
             let error = Error::from(e);
-            if let Some(reply) = no_response {
-                let _ = reply.send(Err(error.clone()));
+            if let Some(w) = no_response {
+                let _ = w.reply.send(Err(error.clone()));
             }
             lock(&self.state).fail(error);
             return false;
         }
-        if let Some(reply) = no_response {
-            let _ = reply.send(Ok(None));
+        if let Some(w) = no_response {
+            let _ = w.reply.send(Ok(None));
         }
         true
     }
@@ -273,7 +278,7 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
         let Some(reauth) = self.reauth.take() else { return Ok(()) };
         loop {
             let idle = self.idle.notified();
-            if lock(&self.state).waiting.is_empty() {
+            if lock(&self.state).conn.in_flight() == 0 {
                 break;
             }
             tokio::select! {
@@ -307,10 +312,9 @@ impl<W: AsyncWrite + Unpin> Exchange for Internal<'_, W> {
             if let Some(error) = state.closed.clone() {
                 return Err(error);
             }
-            let sent = state.conn.send(request, version)?;
             let waiting =
                 Waiting { reply, _permit: None, ticket: None, sent_at: Instant::now(), span: tracing::Span::current() };
-            state.waiting.insert(sent.correlation_id, waiting);
+            state.conn.send_with(request.into(), version, waiting).map_err(|(error, _)| error)?;
             state.conn.take_outgoing()
         };
         self.writer.write_all(&bytes).await?;
@@ -320,66 +324,90 @@ impl<W: AsyncWrite + Unpin> Exchange for Internal<'_, W> {
 }
 
 /// Reads responses and wakes their callers; a framing error, the end of the stream or a
-/// written request older than `timeout` closes the connection for everyone waiting.
+/// written request older than `timeout` closes the connection for everyone waiting. Bytes are
+/// read straight into `framer` (the connection's, taken over) and frames split off it without
+/// the shared lock; matching them to their requests takes it, decoding them does not.
 pub(crate) async fn read_loop(
     mut reader: impl AsyncRead + Unpin,
+    mut framer: Framer,
     state: Arc<Mutex<State>>,
     timeout: Duration,
     mut shutdown: watch::Receiver<bool>,
     idle: Arc<Notify>,
 ) {
-    // Bytes are taken as they come, at most this many at a time: what a frame's header
-    // claims reserves nothing.
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut frames: Vec<Bytes> = Vec::new();
+    let mut answered: Vec<Answered<Waiting>> = Vec::new();
     loop {
         let deadline = lock(&state).next_deadline(timeout);
+        // Cancel-safe: a read that loses the race has taken no bytes.
         let read = tokio::select! {
-            read = reader.read(&mut buf) => read,
+            read = reader.read_buf(framer.read_buf()) => read,
             _ = tokio::time::sleep_until(deadline.into()) => {
                 lock(&state).expire(timeout);
                 continue;
             }
             _ = closing(&mut shutdown) => return,
         };
-        let mut state = lock(&state);
         match read {
-            Ok(0) => return state.fail(Error::Closed(Some("the broker closed the connection".into()))),
-            Err(e) => return state.fail(Error::from(e)),
-            Ok(n) => state.conn.receive(&buf[..n]),
+            Ok(0) => return lock(&state).fail(Error::Closed(Some("the broker closed the connection".into()))),
+            Err(e) => return lock(&state).fail(Error::from(e)),
+            Ok(_) => {}
         }
-        loop {
-            match state.conn.next_response() {
+        // Every whole frame read so far, then the connection's end if one is broken.
+        let mut failure = None;
+        while failure.is_none() {
+            match framer.next_frame() {
+                Ok(Some(frame)) => frames.push(frame),
                 Ok(None) => break,
-                Ok(Some(received)) => {
-                    let throttle_ms = received.throttle_time_ms().unwrap_or(0);
-                    if throttle_ms > 0 {
-                        let until = Instant::now() + Duration::from_millis(throttle_ms as u64);
-                        state.throttled_until = Some(state.throttled_until.map_or(until, |t| t.max(until)));
-                        tracing::info!(api = received.api.name(), throttle_ms, "the broker throttles this client");
-                    }
-                    if let Some(w) = state.waiting.remove(&received.correlation_id) {
-                        w.span
-                            .record("bytes_in", received.bytes)
-                            .record("latency_us", w.sent_at.elapsed().as_micros() as u64)
-                            .record("throttle_ms", throttle_ms);
-                        let _ = w.reply.send(Ok(Some(received)));
-                    }
-                }
-                Err(Error::Decode { api, version, correlation_id, source }) => {
-                    let error = Error::Decode { api, version, correlation_id, source };
-                    tracing::warn!(%error, "a response did not decode");
-                    if let Some(w) = state.waiting.remove(&correlation_id) {
-                        let _ = w.reply.send(Err(error));
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "closing the connection");
-                    return state.fail(error);
-                }
+                Err(error) => failure = Some(error.into()),
             }
         }
-        if state.waiting.is_empty() {
-            idle.notify_one();
+        if !frames.is_empty() {
+            let mut state = lock(&state);
+            for frame in frames.drain(..) {
+                match state.conn.answer(frame) {
+                    Ok(a) => answered.push(a),
+                    Err(error) => {
+                        failure.get_or_insert(error);
+                        break;
+                    }
+                }
+            }
+            if state.conn.in_flight() == 0 {
+                idle.notify_one();
+            }
+        }
+        for a in answered.drain(..) {
+            deliver(a, &state);
+        }
+        if let Some(error) = failure {
+            tracing::warn!(%error, "closing the connection");
+            return lock(&state).fail(error);
+        }
+    }
+}
+
+/// Decodes a response and hands it to its caller (a body that does not decode fails that
+/// request only), noting the broker's throttle.
+fn deliver(answered: Answered<Waiting>, state: &Mutex<State>) {
+    let decoded = answered.decode();
+    let w = answered.context;
+    match decoded {
+        Ok(received) => {
+            let throttle_ms = received.throttle_time_ms().unwrap_or(0);
+            if throttle_ms > 0 {
+                lock(state).throttle(throttle_ms);
+                tracing::info!(api = received.api.name(), throttle_ms, "the broker throttles this client");
+            }
+            w.span
+                .record("bytes_in", received.bytes)
+                .record("latency_us", w.sent_at.elapsed().as_micros() as u64)
+                .record("throttle_ms", throttle_ms);
+            let _ = w.reply.send(Ok(Some(received)));
+        }
+        Err(error) => {
+            tracing::warn!(%error, "a response did not decode");
+            let _ = w.reply.send(Err(error));
         }
     }
 }

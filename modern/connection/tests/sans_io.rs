@@ -54,6 +54,56 @@ fn responses_out_of_order_and_split_byte_by_byte_reach_their_requests() {
 }
 
 #[test]
+fn each_request_carries_its_callers_value_in_the_one_table_until_its_response_is_matched() {
+    let mut conn = Connection::with_contexts(None, 1 << 20);
+    let (a, none) = conn.send_with(MetadataRequest::default().into(), 12, "a").unwrap();
+    assert_eq!(none, None);
+    let (_, back) = conn.send_with(ProduceRequest { acks: 0, ..Default::default() }.into(), 9, "quiet").unwrap();
+    assert_eq!(back, Some("quiet"), "a request with no response hands its value back at once");
+    let (b, _) = conn.send_with(MetadataRequest::default().into(), 12, "b").unwrap();
+    let (error, refused) = conn.send_with(MetadataRequest::default().into(), 99, "refused").unwrap_err();
+    assert!(matches!(error, Error::UnsupportedVersion { api: ApiKey::Metadata, version: 99 }), "{error}");
+    assert_eq!(refused, "refused");
+    assert_eq!(
+        conn.waiting().map(|(id, v)| (id, *v)).collect::<Vec<_>>(),
+        [(a.correlation_id, "a"), (b.correlation_id, "b")]
+    );
+    assert_eq!(conn.forget(b.correlation_id), Some("b"));
+
+    // A reader of its own splits the frames; the connection matches them, decoding comes after.
+    let mut framer = conn.take_incoming();
+    framer.extend(&response_bytes(metadata("first"), a.correlation_id, 12));
+    framer.extend(&response_bytes(metadata("forgotten"), b.correlation_id, 12));
+    let answered = conn.answer(framer.next_frame().unwrap().unwrap()).unwrap();
+    assert_eq!(
+        (answered.correlation_id, answered.api, answered.version, answered.context),
+        (0, ApiKey::Metadata, 12, "a")
+    );
+    assert_eq!(conn.in_flight(), 0);
+    let received = answered.decode().unwrap();
+    assert_eq!(received.bytes, answered.bytes());
+    assert_eq!(received.into_typed::<MetadataRequest>().unwrap().cluster_id.as_deref(), Some("first"));
+    let late = conn.answer(framer.next_frame().unwrap().unwrap()).unwrap_err();
+    assert!(matches!(late, Error::UnknownCorrelationId(2)), "{late}");
+}
+
+#[test]
+fn a_connection_takes_on_values_only_while_nothing_waits() {
+    let mut conn = Connection::new(None, 1 << 20);
+    let sent = conn.send(MetadataRequest::default(), 12).unwrap();
+    let conn = conn.carrying::<u8>().unwrap_err();
+    assert!(matches!(conn, Error::Protocol(_)), "{conn}");
+    let mut conn = Connection::new(None, 1 << 20);
+    conn.send(MetadataRequest::default(), 12).unwrap();
+    conn.receive(&response_bytes(metadata("c"), sent.correlation_id, 12));
+    conn.next_response().unwrap().unwrap();
+    let mut carrying = conn.carrying::<u8>().unwrap();
+    let (next, _) = carrying.send_with(MetadataRequest::default().into(), 12, 7).unwrap();
+    assert_eq!(next.correlation_id, sent.correlation_id + 1, "the correlation ids go on");
+    assert_eq!(carrying.forget_all().collect::<Vec<_>>(), [(next.correlation_id, 7)]);
+}
+
+#[test]
 fn an_api_versions_answer_in_version_0_is_read_as_kip_511_says() {
     let mut conn = Connection::new(None, 1 << 20);
     conn.send(ApiVersionsRequest::default(), 3).unwrap();

@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use clap::Args;
 use kwire::messages::{ApiKey, RequestFrame, ResponseFrame};
+use kwire::runtime::framing::{Framer, Piece};
 use kwire::Bytes;
-use kwire_connection::frame::{Framer, Piece};
 use kwire_inspect::explain::Schemas;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -186,7 +186,7 @@ fn describe(r: &Request) -> String {
 }
 
 /// The next piece of `from`'s stream, reading as needed; `None` at a clean end of stream (one
-/// inside a frame is an error). Framing is the connection's (`kwire_connection::frame`).
+/// inside a frame is an error). Framing is the runtime's one reader (`kwire::runtime::framing`).
 async fn next_piece(from: &mut (impl AsyncRead + Unpin), framer: &mut Framer) -> std::io::Result<Option<Piece>> {
     loop {
         if let Some(piece) = framer.next_piece().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))? {
