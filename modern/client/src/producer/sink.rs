@@ -454,27 +454,25 @@ impl Sink {
         let is_next = batch.base_sequence >= 0
             && batch.identity == st.identity
             && batch.base_sequence == add_sequence(st.last_acked, 1);
-        if code == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER
+        // A batch numbered after this one was acknowledged under the same epoch, yet the
+        // broker refuses this one's sequence. With at most 5 batches in flight this one is
+        // inside the window of batches the broker answers retries from, so the broker never
+        // wrote it: a leader that had no state for this producer took the later batch first
+        // (Kafka accepts any first sequence then). Kafka's client never calls such a batch
+        // delivered; it fails, and the partition starts again under a new epoch.
+        let behind_acked = code == ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER
             && batch.base_sequence >= 0
             && batch.identity == st.identity
-            && sequence_at_or_before(batch.last_sequence(), st.last_acked)
-        {
-            // A batch numbered after this one was acknowledged under the same epoch: the broker
-            // took this one too (its answer was lost, and it is past the broker's window of 5
-            // batches it answers retries from). Written once; where is no longer known.
-            drop(st);
-            let d = Drained { queue, batch };
-            self.acked(d, Acked { base_offset: -1, log_append_time: -1 });
-            return;
-        }
-        let retriable = match code {
-            // A gap: an earlier batch failed (retry after it), or, for the next batch, the
-            // broker lost what it had (start sequences again, KIP-360).
-            ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER => idempotent && (!transactional || !is_next),
-            ErrorCode::UNKNOWN_PRODUCER_ID | ErrorCode::INVALID_PRODUCER_EPOCH => idempotent && !transactional,
-            ErrorCode::NETWORK_EXCEPTION => true,
-            c => c.is_retriable(),
-        };
+            && sequence_at_or_before(batch.last_sequence(), st.last_acked);
+        let retriable = !behind_acked
+            && match code {
+                // A gap: an earlier batch failed (retry after it), or, for the next batch, the
+                // broker lost what it had (start sequences again, KIP-360).
+                ErrorCode::OUT_OF_ORDER_SEQUENCE_NUMBER => idempotent && (!transactional || !is_next),
+                ErrorCode::UNKNOWN_PRODUCER_ID | ErrorCode::INVALID_PRODUCER_EPOCH => idempotent && !transactional,
+                ErrorCode::NETWORK_EXCEPTION => true,
+                c => c.is_retriable(),
+            };
         if matches!(
             code,
             ErrorCode::NOT_LEADER_OR_FOLLOWER
