@@ -6,7 +6,7 @@ import sys
 import time
 import uuid
 
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 
 bootstrap = sys.argv[1]
@@ -16,8 +16,17 @@ common = {"bootstrap.servers": bootstrap, "client.id": "confluent-kafka-tap"}
 admin = AdminClient(common)
 for future in admin.create_topics([NewTopic(topic, 1, 1)], operation_timeout=30).values():
     future.result()
-configs = admin.describe_configs([ConfigResource("topic", topic)])
-cleanup = next(iter(configs.values())).result()["cleanup.policy"].value
+# A broker that answered CreateTopics may not know the topic yet (Kafka's metadata reaches
+# its brokers a moment later): ask again until it does, as an operator's tool would.
+for attempt in range(50):
+    try:
+        configs = admin.describe_configs([ConfigResource("topic", topic)])
+        cleanup = next(iter(configs.values())).result()["cleanup.policy"].value
+        break
+    except KafkaException as e:
+        if e.args[0].code() != KafkaError.UNKNOWN_TOPIC_OR_PART or attempt == 49:
+            raise
+        time.sleep(0.2)
 
 codecs = ["none", "gzip", "snappy", "lz4", "zstd"]
 for codec in codecs:
