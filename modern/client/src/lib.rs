@@ -5,3 +5,4 @@
 //! every typed builder has a `set(key, value)` that takes Kafka's spelling too ([`config`]).
 
 pub mod config;
+pub mod consumer;
