@@ -74,14 +74,30 @@ pub(crate) async fn to_coordinator<R>(
 where
     R: ApiRequest + Clone,
 {
+    to_coordinator_at(shared, request, error_of, |_, _| {}).await
+}
+
+/// [`to_coordinator`], with `adapt` fitting the request to the version the coordinator speaks
+/// (a field that moved between versions).
+pub(crate) async fn to_coordinator_at<R>(
+    shared: &Shared,
+    request: R,
+    error_of: fn(&R::Response) -> ErrorCode,
+    adapt: fn(&mut R, i16),
+) -> Result<R::Response, kwire_connection::Error>
+where
+    R: ApiRequest + Clone,
+{
     let (Some(cluster), Some(group)) = (&shared.coordinator, &shared.config.group_id) else {
         return Err(kwire_connection::Error::Routing("no group.id".into()));
     };
     cluster
         .with_coordinator(CoordinatorType::Group, group, |client| {
-            let request = request.clone();
+            let mut request = request.clone();
             async move {
-                let response = client.send(request).await?;
+                let version = client.version_of(R::API).ok_or(kwire_connection::Error::NoCommonVersion(R::API))?;
+                adapt(&mut request, version);
+                let response = client.send_at(request, version).await?;
                 let code = error_of(&response);
                 if matches!(code, ErrorCode::NOT_COORDINATOR | ErrorCode::COORDINATOR_NOT_AVAILABLE) {
                     return Err(kwire_connection::Error::Broker { api: R::API, code, message: None });
