@@ -889,13 +889,11 @@ impl Consumer {
 }
 
 impl Drop for Consumer {
-    /// Dropping without `close` does not wait: the tasks are told to stop (a group member
-    /// still leaves, in the background, and fetch sessions are closed), and the partitions'
-    /// offsets are not committed.
+    /// Dropping without `close` stops at once, as a process that dies: the tasks end where
+    /// they are, nothing is committed, no LeaveGroup is sent (the group notices at its session
+    /// timeout) and no fetch session is closed. Call [`Consumer::close`] to leave cleanly.
     fn drop(&mut self) {
-        let _ = self.shutdown.send(true);
-        self.shared.state().closed = true;
-        self.shared.wake.all();
+        self.abort();
     }
 }
 

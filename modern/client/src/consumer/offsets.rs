@@ -358,6 +358,7 @@ async fn apply_committed(shared: &Shared, asked: BTreeMap<TopicPartition, u64>) 
         }
         match committed.get(&tp).cloned().flatten() {
             Some(offset) => {
+                tracing::debug!(partition = %tp, offset = offset.offset, epoch = ?offset.leader_epoch, "starting from the committed offset");
                 p.seek(Position { offset: offset.offset, epoch: offset.leader_epoch });
                 if offset.leader_epoch.is_some() {
                     p.pending = Pending::Validate;
@@ -394,6 +395,7 @@ async fn apply_resets(shared: &Shared, asked: BTreeMap<TopicPartition, (u64, Off
                 }
                 // Nothing at or after the time: KIP-1106 resets to the end.
                 Some(Ok(None)) => {
+                    tracing::debug!(partition = %tp, ?policy, "no offset for the reset's time: resetting to the end");
                     p.pending = Pending::Reset(OffsetReset::Latest);
                     retry = true;
                 }

@@ -34,7 +34,8 @@ pub async fn writer(bootstrap: &str) -> Cluster {
 }
 
 /// Writes records `from..to` to `topic`'s `partition` in batches of `per_batch` (lz4): value
-/// `i`, key `p<partition>`.
+/// `i`, key `p<partition>`, timestamped now (a broker's retention deletes segments of records
+/// stamped days ago).
 pub async fn produce(cluster: &Cluster, topic: &str, partition: i32, from: u64, to: u64, per_batch: u64) {
     let mut i = from;
     while i < to {
@@ -93,8 +94,8 @@ pub fn partitions(topic: &str, n: i32) -> Vec<TopicPartition> {
 #[derive(Debug, Default, Clone)]
 pub struct MemberLog {
     pub records: Vec<ConsumerRecord>,
-    /// (when, partitions held after the step).
-    pub assignments: Vec<(std::time::Instant, std::collections::BTreeSet<TopicPartition>)>,
+    /// (when, in ms since the epoch, partitions held after the step).
+    pub assignments: Vec<(u64, std::collections::BTreeSet<TopicPartition>)>,
     pub errors: Vec<String>,
 }
 
@@ -117,7 +118,7 @@ impl kwire_client::consumer::ConsumerRebalanceListener for Logging {
             for tp in partitions {
                 held.remove(tp);
             }
-            self.log.lock().unwrap().assignments.push((std::time::Instant::now(), held));
+            self.log.lock().unwrap().assignments.push((now_ms(), held));
         })
     }
 
@@ -127,7 +128,7 @@ impl kwire_client::consumer::ConsumerRebalanceListener for Logging {
         _: &'a [TopicPartition],
     ) -> kwire_client::consumer::ListenerFuture<'a> {
         Box::pin(async move {
-            self.log.lock().unwrap().assignments.push((std::time::Instant::now(), consumer.assignment()));
+            self.log.lock().unwrap().assignments.push((now_ms(), consumer.assignment()));
         })
     }
 
@@ -141,7 +142,7 @@ impl kwire_client::consumer::ConsumerRebalanceListener for Logging {
             for tp in partitions {
                 held.remove(tp);
             }
-            self.log.lock().unwrap().assignments.push((std::time::Instant::now(), held));
+            self.log.lock().unwrap().assignments.push((now_ms(), held));
         })
     }
 }
@@ -211,6 +212,11 @@ impl Running {
     pub fn held(&self) -> std::collections::BTreeSet<TopicPartition> {
         self.log.lock().unwrap().assignments.last().map(|(_, held)| held.clone()).unwrap_or_default()
     }
+}
+
+/// Wall-clock milliseconds, comparable with another process's on this machine.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Waits until `check` holds, polling every 50 ms, up to `within`.

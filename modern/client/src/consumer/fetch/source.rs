@@ -357,6 +357,7 @@ fn apply(shared: &Shared, node: i32, asked: &HashMap<TopicPartition, Asked>, ans
                     None
                 }
                 Outcome::Stop(stop) => {
+                    tracing::debug!(partition = %answer.partition, from = ?ask.from, ?stop, node, "fetching stopped");
                     p.preferred_replica = None;
                     p.stalled = true;
                     Some((Default::default(), ask.from, 0, Some(stop)))

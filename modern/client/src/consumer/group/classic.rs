@@ -519,13 +519,18 @@ impl Classic {
                 ..Default::default()
             };
             // v3 (KIP-345) names members in a list; before, the member id is at the top.
-            let leave = super::to_coordinator_at(&self.shared, request, |r| r.error_code, |r, version| {
-                if version >= 3 {
-                    r.member_id = StrBytes::default();
-                } else {
-                    r.members.clear();
-                }
-            });
+            let leave = super::to_coordinator_at(
+                &self.shared,
+                request,
+                |r| r.error_code,
+                |r, version| {
+                    if version >= 3 {
+                        r.member_id = StrBytes::default();
+                    } else {
+                        r.members.clear();
+                    }
+                },
+            );
             match tokio::time::timeout(self.shared.config.request_timeout, leave).await {
                 Ok(Ok(r)) if r.error_code == ErrorCode::NONE => {}
                 Ok(Ok(r)) => tracing::debug!(code = %r.error_code, "LeaveGroup refused"),
