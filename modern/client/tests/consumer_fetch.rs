@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use kwire_client::consumer::{Consumer, ConsumerError, TopicPartition};
+use kwire_client::consumer::{Consumer, TopicPartition};
 use std::time::Instant;
 
 #[tokio::test]

@@ -741,6 +741,9 @@ impl Consumer {
             asks.keys().map(|tp| tp.topic.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
         let names: Vec<&str> = topics.iter().map(String::as_str).collect();
         self.shared.cluster.refresh_topics(&names, false).await?;
+        if let Some(tp) = asks.keys().find(|tp| self.unknown(tp)) {
+            return Err(ConsumerError::UnknownTopicOrPartition(tp.to_string()));
+        }
         let mut out = BTreeMap::new();
         let mut remaining = asks;
         loop {

@@ -388,6 +388,10 @@ async fn apply_resets(shared: &Shared, asked: BTreeMap<TopicPartition, (u64, Off
             if p.generation != *generation || p.pending != Pending::Reset(*policy) {
                 continue;
             }
+            if *policy == OffsetReset::None {
+                stall(&mut state, tp, ConsumerError::NoOffsetForPartition(vec![tp.clone()]));
+                continue;
+            }
             match answers.get(tp) {
                 Some(Ok(Some(found))) => {
                     tracing::info!(partition = %tp, offset = found.offset, ?policy, "resetting the offset");

@@ -43,9 +43,7 @@ pub async fn produce(cluster: &Cluster, topic: &str, partition: i32, from: u64, 
         let end = (i + per_batch).min(to);
         for n in i..end {
             let key = format!("p{partition}");
-            batch
-                .append(1_700_000_000_000 + n as i64, Some(key.as_bytes()), Some(n.to_string().as_bytes()), &[])
-                .expect("append");
+            batch.append(now_ms() as i64, Some(key.as_bytes()), Some(n.to_string().as_bytes()), &[]).expect("append");
         }
         let records = Records::from_bytes(batch.build().expect("build"));
         cluster.produce(topic, partition, records, -1, Duration::from_secs(10)).await.expect("produce");

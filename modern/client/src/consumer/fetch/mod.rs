@@ -41,44 +41,47 @@ pub(crate) fn route(metadata: &Metadata, tp: &TopicPartition, p: &PartitionState
     Some(Route { node, leader: pm.leader, leader_epoch: pm.leader_epoch, topic_id: topic.id })
 }
 
-/// Checks each assigned partition against the metadata's leader: a new leader (or epoch)
-/// sends a partition that has read records to validation (KIP-320), dropping what it fetched
-/// ahead. Returns the nodes with partitions to fetch, and whether some partition has no
-/// known leader.
-pub(crate) fn check_leaders(state: &mut State, metadata: &Metadata, now: Instant) -> (Vec<i32>, bool) {
+/// Checks `tp` against the metadata's leader (KIP-320): a new leader, or a new epoch, sends a
+/// partition that has read records to validation, dropping what it fetched ahead; one that
+/// has not just follows. Returns whether it may be fetched from `route` now.
+pub(crate) fn follow_leader(state: &mut State, tp: &TopicPartition, route: &Route) -> bool {
+    let Some(p) = state.assignment.get_mut(tp) else { return false };
+    let current = (route.leader, route.leader_epoch);
+    match p.leader {
+        None => p.leader = Some(current),
+        Some(old) if old != current => {
+            let read_some = p.position.is_some_and(|position| position.epoch.is_some());
+            if p.in_flight.is_some() {
+                // Its answer comes first; the check waits for it.
+                return false;
+            }
+            if read_some && route.leader_epoch >= 0 {
+                tracing::debug!(partition = %tp, ?old, ?current, "the leader changed: validating the position");
+                state.drop_buffered(tp);
+                if let Some(p) = state.assignment.get_mut(tp) {
+                    p.await_position(Pending::Validate);
+                }
+                return false;
+            }
+            p.leader = Some(current);
+        }
+        Some(_) => {}
+    }
+    true
+}
+
+/// The nodes with partitions to fetch, and whether some partition has no known leader.
+fn nodes(state: &State, metadata: &Metadata, now: Instant) -> (Vec<i32>, bool) {
     let mut nodes = Vec::new();
     let mut leaderless = false;
-    let mut moved = Vec::new();
-    for (tp, p) in state.assignment.iter_mut() {
+    for (tp, p) in &state.assignment {
         if p.revoking || p.pending != Pending::Nothing || p.fetch.is_none() {
             continue;
         }
-        let Some(route) = route(metadata, tp, p, now) else {
-            leaderless = true;
-            continue;
-        };
-        let current = (route.leader, route.leader_epoch);
-        match p.leader {
-            None => p.leader = Some(current),
-            Some(old) if old != current => {
-                let read_some = p.position.is_some_and(|position| position.epoch.is_some());
-                if read_some && route.leader_epoch >= 0 && p.in_flight.is_none() {
-                    tracing::debug!(partition = %tp, ?old, ?current, "the leader changed: validating the position");
-                    moved.push(tp.clone());
-                    continue;
-                }
-                p.leader = Some(current);
-            }
+        match route(metadata, tp, p, now) {
+            Some(route) if !nodes.contains(&route.node) => nodes.push(route.node),
             Some(_) => {}
-        }
-        if !nodes.contains(&route.node) {
-            nodes.push(route.node);
-        }
-    }
-    for tp in moved {
-        state.drop_buffered(&tp);
-        if let Some(p) = state.assignment.get_mut(&tp) {
-            p.await_position(Pending::Validate);
+            None => leaderless = true,
         }
     }
     (nodes, leaderless)
@@ -96,15 +99,7 @@ pub(crate) async fn run(shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>
             break;
         }
         let metadata = shared.cluster.metadata();
-        let (nodes, leaderless, validate) = {
-            let mut state = shared.state();
-            let (nodes, leaderless) = check_leaders(&mut state, &metadata, Instant::now());
-            let validate = state.assignment.values().any(|p| p.pending == Pending::Validate);
-            (nodes, leaderless, validate)
-        };
-        if validate {
-            shared.wake.positions.notify_waiters();
-        }
+        let (nodes, leaderless) = nodes(&shared.state(), &metadata, Instant::now());
         if leaderless {
             shared.want_metadata();
         }

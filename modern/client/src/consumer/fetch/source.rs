@@ -15,8 +15,8 @@ use kwire_records::ReadOptions;
 use tokio::sync::watch;
 
 use super::decode::{decode, Decoded};
-use super::route;
 use super::session::{FetchSession, PartitionFetch, Plan, TOPIC_ID_VERSION};
+use super::{follow_leader, route};
 use crate::consumer::config::IsolationLevel;
 use crate::consumer::error::ConsumerError;
 use crate::consumer::record::TopicPartition;
@@ -129,15 +129,23 @@ fn pick(shared: &Shared, node: i32) -> (Vec<(TopicPartition, PartitionFetch, Ask
     }
     let mut wanted = Vec::new();
     let mut wake_at: Option<Instant> = None;
-    for (tp, p) in state.assignment.iter_mut() {
+    let mut validate = false;
+    let partitions: Vec<TopicPartition> = state.assignment.keys().cloned().collect();
+    for tp in partitions {
+        let Some(p) = state.assignment.get(&tp) else { continue };
         if let Some(until) = p.backoff_until.filter(|until| *until > now) {
             wake_at = Some(wake_at.map_or(until, |at| at.min(until)));
         }
         if !p.fetchable(now) || p.buffered >= partition_bound {
             continue;
         }
-        let Some(route) = route(&metadata, tp, p, now) else { continue };
-        if route.node != node || p.leader.is_none() {
+        let Some(route) = route(&metadata, &tp, p, now) else { continue };
+        if !follow_leader(&mut state, &tp, &route) {
+            validate = true;
+            continue;
+        }
+        let Some(p) = state.assignment.get_mut(&tp) else { continue };
+        if route.node != node {
             continue;
         }
         let Some(from) = p.fetch else { continue };
@@ -149,7 +157,11 @@ fn pick(shared: &Shared, node: i32) -> (Vec<(TopicPartition, PartitionFetch, Ask
             current_leader_epoch: route.leader_epoch,
             max_bytes: shared.config.max_partition_fetch_bytes,
         };
-        wanted.push((tp.clone(), fetch, Asked { from, generation: p.generation }));
+        wanted.push((tp, fetch, Asked { from, generation: p.generation }));
+    }
+    drop(state);
+    if validate {
+        shared.wake.positions.notify_waiters();
     }
     (wanted, wake_at)
 }
