@@ -26,6 +26,9 @@ enum Command {
     Tap(cmd::tap::TapArgs),
     /// Round trips of Kafka requests (ApiVersions or Metadata), one at a time: p50/p99.
     Perf(cmd::perf::PerfArgs),
+    Consume(cmd::consume::ConsumeArgs),
+    Metadata(cmd::metadata::MetadataArgs),
+    Groups(cmd::groups::GroupsArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,9 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Tap(a) => cmd::tap::run(a).await,
             Command::Perf(a) => cmd::perf::run(a).await,
+            Command::Consume(a) => cmd::consume::run(a).await,
+            Command::Metadata(a) => cmd::metadata::run(a).await,
+            Command::Groups(a) => cmd::groups::run(a).await,
         }
     });
     match result {

@@ -74,3 +74,36 @@ async fn classic_cooperative_sticky() {
 async fn kip848() {
     two_members_share_then_one_takes_over(GroupProtocol::Consumer, AssignmentStrategy::Range).await;
 }
+
+/// A pattern never matches Kafka's internal topics: the in-process cluster lists
+/// `__consumer_offsets` (is_internal) once a group committed, as Kafka does, and a member
+/// subscribed to `.*` reads only the other topics.
+#[tokio::test]
+async fn a_pattern_never_matches_internal_topics() {
+    let fake = fake(1).await;
+    fake.create_topic("a1", 1).unwrap();
+    let bootstrap = fake.bootstrap_servers();
+    let writer = writer(&bootstrap).await;
+    produce(&writer, "a1", 0, 0, 10, 10).await;
+    let first = kwire_client::consumer::Consumer::new(config(&bootstrap).group_id("committer")).await.unwrap();
+    first.subscribe(["a1"]).await.unwrap();
+    assert_eq!(read(&first, 10, Duration::from_secs(20)).await.unwrap().len(), 10);
+    first.commit_sync().await.unwrap();
+    first.close().await.unwrap();
+
+    writer.refresh_all().await.unwrap();
+    let metadata = writer.metadata();
+    let internal = metadata.topics.get("__consumer_offsets").expect("listed once a group committed");
+    assert!(internal.is_internal && internal.partitions.len() == 50);
+    assert!(!metadata.topics.contains_key("__transaction_state"), "no transaction ran");
+    assert!(!metadata.topics["a1"].is_internal);
+
+    let member = kwire_client::consumer::Consumer::new(config(&bootstrap).group_id("everything")).await.unwrap();
+    member.subscribe_pattern(".*").await.unwrap();
+    assert_eq!(read(&member, 10, Duration::from_secs(20)).await.unwrap().len(), 10);
+    let topics: BTreeSet<String> = member.assignment().iter().map(|tp| tp.topic.to_string()).collect();
+    assert_eq!(topics, BTreeSet::from(["a1".to_string()]));
+    assert_eq!(member.subscription(), BTreeSet::from(["a1".to_string()]));
+    member.close().await.unwrap();
+    fake.shutdown().await;
+}

@@ -44,6 +44,15 @@ mod offsets;
 mod record;
 mod state;
 
+/// The bytes classic consumer groups exchange (Kafka's `ConsumerProtocol`), for tools that
+/// read a group's members.
+pub mod protocol {
+    pub use super::assignors::protocol::{
+        decode_assignment, decode_subscription, encode_assignment, encode_subscription, Subscription,
+        ASSIGNMENT_VERSION, SUBSCRIPTION_VERSION,
+    };
+}
+
 pub use config::{AssignmentStrategy, ConsumerConfig, GroupProtocol, IsolationLevel, OffsetReset};
 pub use consumer::{BatchStream, Consumer, ConsumerGroupMetadata, RecordStream};
 pub use error::ConsumerError;

@@ -14,12 +14,12 @@ use kwire::{Decode, Encode, StrBytes, TopicName};
 use crate::consumer::record::TopicPartition;
 
 /// The newest versions this code writes (those Kafka 3.5+ writes).
-pub(crate) const SUBSCRIPTION_VERSION: i16 = 3;
-pub(crate) const ASSIGNMENT_VERSION: i16 = 3;
+pub const SUBSCRIPTION_VERSION: i16 = 3;
+pub const ASSIGNMENT_VERSION: i16 = 3;
 
 /// A member's subscription, decoded.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Subscription {
+pub struct Subscription {
     pub topics: Vec<String>,
     pub user_data: Option<Bytes>,
     pub owned: Vec<TopicPartition>,
@@ -40,7 +40,8 @@ fn by_topic(partitions: &[TopicPartition]) -> BTreeMap<&str, Vec<i32>> {
     topics
 }
 
-pub(crate) fn encode_subscription(subscription: &Subscription) -> Bytes {
+/// The JoinGroup metadata of `subscription`, at the newest version.
+pub fn encode_subscription(subscription: &Subscription) -> Bytes {
     let message = ConsumerProtocolSubscription {
         topics: subscription.topics.iter().map(|t| StrBytes::from(t.clone())).collect(),
         user_data: subscription.user_data.clone(),
@@ -59,7 +60,8 @@ pub(crate) fn encode_subscription(subscription: &Subscription) -> Bytes {
     versioned(SUBSCRIPTION_VERSION, &message)
 }
 
-pub(crate) fn decode_subscription(bytes: &Bytes) -> Result<Subscription, String> {
+/// A JoinGroup member's metadata, as a classic consumer group's members write it.
+pub fn decode_subscription(bytes: &Bytes) -> Result<Subscription, String> {
     let (version, mut body) = version(bytes)?;
     let message = ConsumerProtocolSubscription::decode(&mut body, version.min(SUBSCRIPTION_VERSION))
         .map_err(|e| format!("ConsumerProtocolSubscription v{version}: {e}"))?;
@@ -76,7 +78,8 @@ pub(crate) fn decode_subscription(bytes: &Bytes) -> Result<Subscription, String>
     })
 }
 
-pub(crate) fn encode_assignment(partitions: &[TopicPartition], user_data: Option<Bytes>) -> Bytes {
+/// The SyncGroup assignment of `partitions`, at the newest version.
+pub fn encode_assignment(partitions: &[TopicPartition], user_data: Option<Bytes>) -> Bytes {
     let message = ConsumerProtocolAssignment {
         assigned_partitions: by_topic(partitions)
             .into_iter()
@@ -92,9 +95,9 @@ pub(crate) fn encode_assignment(partitions: &[TopicPartition], user_data: Option
     versioned(ASSIGNMENT_VERSION, &message)
 }
 
-/// The partitions of an assignment. An empty buffer is an empty assignment (what a leader
+/// The partitions of a SyncGroup assignment. An empty buffer is an empty assignment (what a leader
 /// sends a member it gives nothing, in some clients).
-pub(crate) fn decode_assignment(bytes: &Bytes) -> Result<Vec<TopicPartition>, String> {
+pub fn decode_assignment(bytes: &Bytes) -> Result<Vec<TopicPartition>, String> {
     if bytes.is_empty() {
         return Ok(Vec::new());
     }
