@@ -36,6 +36,28 @@ pub struct ConsumerGroupMetadata {
     pub group_instance_id: Option<String>,
 }
 
+/// The consumer's counters and buffer, now (Kafka's consumer metrics, in part).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConsumerMetrics {
+    /// Fetch requests that listed every partition (opening a fetch session, or without one).
+    pub fetches_full: u64,
+    /// Fetch requests of a session that sent only what changed (KIP-227).
+    pub fetches_incremental: u64,
+    /// Fetch requests that failed (connection lost, timed out).
+    pub fetch_errors: u64,
+    /// Fetch requests sent to each broker (a follower's, with KIP-392).
+    pub fetches_by_node: BTreeMap<i32, u64>,
+    /// Record bytes fetched, as they came over the wire (compressed).
+    pub fetched_bytes: u64,
+    /// Records fetched (before `poll` hands them out).
+    pub fetched_records: u64,
+    /// Bytes fetched and not yet handed out by `poll`: bounded by `fetch.max.bytes` per broker
+    /// (and one answer in flight), whatever the topics' size.
+    pub buffered_bytes: u64,
+    /// Records fetched and not yet handed out.
+    pub buffered_records: u64,
+}
+
 /// What only `poll` (and `close`, `unsubscribe`) touch: the listener and auto-commit's clock.
 struct PollSide {
     listener: Option<Box<dyn ConsumerRebalanceListener>>,
@@ -796,6 +818,27 @@ impl Consumer {
             self.shared.cluster.refresh_topics(topics, false).await?;
         }
         Ok(self.shared.cluster.metadata())
+    }
+
+    /// The counters and the buffer now.
+    pub fn metrics(&self) -> ConsumerMetrics {
+        use std::sync::atomic::Ordering::Relaxed;
+        let c = &self.shared.counters;
+        let (buffered_bytes, buffered_records) = {
+            let state = self.shared.state();
+            let bytes = state.buffered_by_node.values().sum::<usize>() as u64;
+            (bytes, state.buffer.iter().map(|chunk| chunk.records.len() as u64).sum())
+        };
+        ConsumerMetrics {
+            fetches_full: c.fetches_full.load(Relaxed),
+            fetches_incremental: c.fetches_incremental.load(Relaxed),
+            fetch_errors: c.fetch_errors.load(Relaxed),
+            fetches_by_node: c.by_node.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone(),
+            fetched_bytes: c.fetched_bytes.load(Relaxed),
+            fetched_records: c.fetched_records.load(Relaxed),
+            buffered_bytes,
+            buffered_records,
+        }
     }
 
     /// The high watermark (or last stable offset, read_committed) the last fetch of

@@ -54,7 +54,7 @@ pub mod protocol {
 }
 
 pub use config::{AssignmentStrategy, ConsumerConfig, GroupProtocol, IsolationLevel, OffsetReset};
-pub use consumer::{BatchStream, Consumer, ConsumerGroupMetadata, RecordStream};
+pub use consumer::{BatchStream, Consumer, ConsumerGroupMetadata, ConsumerMetrics, RecordStream};
 pub use error::ConsumerError;
 pub use listener::{ConsumerRebalanceListener, ListenerFuture};
 pub use offsets::OffsetAndTimestamp;

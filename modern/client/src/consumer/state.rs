@@ -337,6 +337,23 @@ impl Wakers {
     }
 }
 
+/// Counters the tasks keep, read by [`Consumer::metrics`](super::Consumer::metrics).
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub fetches_full: std::sync::atomic::AtomicU64,
+    pub fetches_incremental: std::sync::atomic::AtomicU64,
+    pub fetch_errors: std::sync::atomic::AtomicU64,
+    pub fetched_bytes: std::sync::atomic::AtomicU64,
+    pub fetched_records: std::sync::atomic::AtomicU64,
+    pub by_node: Mutex<BTreeMap<i32, u64>>,
+}
+
+impl Counters {
+    pub(crate) fn add(counter: &std::sync::atomic::AtomicU64, n: u64) {
+        counter.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// What every task of one consumer holds.
 pub(crate) struct Shared {
     pub config: ConsumerConfig,
@@ -348,11 +365,19 @@ pub(crate) struct Shared {
     pub coordinator: Option<Cluster>,
     state: Mutex<State>,
     pub wake: Wakers,
+    pub counters: Counters,
 }
 
 impl Shared {
     pub(crate) fn new(config: ConsumerConfig, cluster: Cluster, coordinator: Option<Cluster>) -> Arc<Shared> {
-        Arc::new(Shared { config, cluster, coordinator, state: Mutex::new(State::new()), wake: Wakers::default() })
+        Arc::new(Shared {
+            config,
+            cluster,
+            coordinator,
+            state: Mutex::new(State::new()),
+            wake: Wakers::default(),
+            counters: Counters::default(),
+        })
     }
 
     /// The state, for a short critical section (never across an await).

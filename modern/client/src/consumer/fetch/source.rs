@@ -20,7 +20,7 @@ use super::{follow_leader, route};
 use crate::consumer::config::IsolationLevel;
 use crate::consumer::error::ConsumerError;
 use crate::consumer::record::TopicPartition;
-use crate::consumer::state::{stopping, Chunk, Position, Shared, Stop};
+use crate::consumer::state::{stopping, Chunk, Counters, Position, Shared, Stop};
 
 /// A partition asked for, as it was when asked.
 struct Asked {
@@ -202,7 +202,13 @@ async fn fetch(
         wanted.iter().map(|(tp, f, _)| (f.topic_id, tp.topic.clone())).collect();
     let plan = session.plan(wanted.into_iter().map(|(tp, fetch, _)| (tp, fetch)).collect(), version);
     let request = request(shared, &plan);
-    let response = client.send_at(request, version).await.map_err(FetchError::Connection)?;
+    let counters = &shared.counters;
+    Counters::add(if plan.session_epoch > 0 { &counters.fetches_incremental } else { &counters.fetches_full }, 1);
+    *counters.by_node.lock().unwrap_or_else(std::sync::PoisonError::into_inner).entry(node).or_default() += 1;
+    let response = client.send_at(request, version).await.map_err(|e| {
+        Counters::add(&counters.fetch_errors, 1);
+        FetchError::Connection(e)
+    })?;
     session.answered(&plan, response.error_code, response.session_id).map_err(FetchError::Session)?;
     Ok(read_answer(shared, response, version, &names, &asked, node))
 }
@@ -253,6 +259,10 @@ fn read_answer(
             // A partition not asked for (a broker's mistake, or one the session still held).
             let Some(from) = asked.get(&tp).copied() else { continue };
             let outcome = outcome(&tp, &p, from, node, read_committed, &options);
+            if let Outcome::Records(decoded) = &outcome {
+                Counters::add(&shared.counters.fetched_bytes, decoded.bytes as u64);
+                Counters::add(&shared.counters.fetched_records, decoded.records.len() as u64);
+            }
             answers.push(Answer {
                 partition: tp,
                 outcome,
