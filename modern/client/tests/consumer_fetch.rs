@@ -50,7 +50,9 @@ async fn the_prefetch_stays_within_its_bounds() {
     for p in 0..3 {
         let mut offset = 0;
         while offset < 2800 {
-            let mut batch = kwire_records::BatchBuilder::new(kwire_records::BatchOptions::new(2, kwire_records::Compression::None)).unwrap();
+            let mut batch =
+                kwire_records::BatchBuilder::new(kwire_records::BatchOptions::new(2, kwire_records::Compression::None))
+                    .unwrap();
             for _ in 0..100 {
                 batch.append(now_ms() as i64, None, Some(&value), &[]).unwrap();
             }
@@ -71,7 +73,12 @@ async fn the_prefetch_stays_within_its_bounds() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let idle = consumer.metrics();
     assert!(idle.buffered_bytes > 0, "it fetched ahead: {idle:?}");
-    assert!(idle.buffered_bytes <= 2 * node_bound as u64, "{} bytes buffered over a bound of {}", idle.buffered_bytes, 2 * node_bound);
+    assert!(
+        idle.buffered_bytes <= 2 * node_bound as u64,
+        "{} bytes buffered over a bound of {}",
+        idle.buffered_bytes,
+        2 * node_bound
+    );
     let fetched = idle.fetched_bytes;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(consumer.metrics().fetched_bytes, fetched, "nothing more is fetched while nobody polls");
