@@ -132,7 +132,8 @@ impl Kafka {
     }
 
     /// [`Kafka::start_or_skip`] with broker configs of the test's own (`key`, `value`), written
-    /// after test-support's so that they win: shorter group session timeouts, say.
+    /// after test-support's so that they win: shorter group session timeouts, say. `{id}` in a
+    /// value is the node's id (`broker.rack=rack-{id}`).
     pub fn start_or_skip_with(nodes: usize, extra: &[(&str, &str)]) -> Option<Kafka> {
         let jars = kafka_jars();
         if !jars.join(format!("kafka_2.13-{KAFKA_RELEASE}.jar")).is_file() {
@@ -247,7 +248,8 @@ impl Kafka {
              broker.session.timeout.ms=3000\nbroker.heartbeat.interval.ms=500\n",
         );
         for (key, value) in &self.extra {
-            let _ = writeln!(c, "{key}={value}");
+            // `{id}` stands for the node's id: a rack per node, say.
+            let _ = writeln!(c, "{key}={}", value.replace("{id}", &n.id.to_string()));
         }
         std::fs::write(n.dir.join("server.properties"), c)?;
         // KWIRE_KAFKA_LOG=DEBUG for a broker that says more (its logs are kept on failure).

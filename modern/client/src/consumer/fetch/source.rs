@@ -415,6 +415,8 @@ fn apply(shared: &Shared, node: i32, asked: &HashMap<TopicPartition, Asked>, ans
     if buffered {
         shared.wake.poll.notify_waiters();
     }
+    // In-flight marks cleared, a replica named: other sources (or a new one) may fetch now.
+    shared.wake.fetch.notify_waiters();
 }
 
 /// Closes the source's fetch session (a Fetch with epoch -1), as Kafka's consumer does on
