@@ -423,6 +423,17 @@ impl Consumer {
                 }
                 let take = (max - out.records.len()).min(chunk.records.len());
                 if take > 0 {
+                    // Bytes are released as records go out, so that the partition is fetched
+                    // again while the rest of the chunk is still being polled.
+                    let released = if take == chunk.records.len() {
+                        chunk.bytes
+                    } else {
+                        chunk.bytes * take / chunk.records.len()
+                    };
+                    chunk.bytes -= released;
+                    p.buffered = p.buffered.saturating_sub(released);
+                    release(&mut state.buffered_by_node, chunk.node, released);
+                    freed |= released > 0;
                     let last = chunk.records.get(take - 1).map(|r| (r.offset, r.leader_epoch));
                     out.records.extend(chunk.records.drain(..take));
                     if let Some((offset, epoch)) = last {

@@ -1,8 +1,9 @@
 //! A source: the fetch loop of one broker. One Fetch in flight at a time, for the partitions
 //! routed to it whose prefetch bound has room; the answer is decoded here, off the
 //! application's task, and buffered for `poll`. Memory stays within the bounds: a partition is
-//! not fetched while it holds `max.partition.fetch.bytes` unpolled, nor any partition of a
-//! broker while the broker's unpolled data reaches `fetch.max.bytes`.
+//! not fetched while it holds two `max.partition.fetch.bytes` unpolled (one answer being
+//! polled, the next one waiting, so that fetching never waits for `poll`), nor any partition
+//! of a broker while the broker's unpolled data reaches `fetch.max.bytes`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -121,7 +122,7 @@ fn backoff(shared: &Shared, failures: u32) -> Duration {
 fn pick(shared: &Shared, node: i32) -> (Vec<(TopicPartition, PartitionFetch, Asked)>, Option<Instant>) {
     let metadata = shared.cluster.metadata();
     let now = Instant::now();
-    let partition_bound = shared.config.max_partition_fetch_bytes.max(1) as usize;
+    let partition_bound = 2 * shared.config.max_partition_fetch_bytes.max(1) as usize;
     let node_bound = shared.config.fetch_max_bytes.max(1) as usize;
     let mut state = shared.state();
     if state.buffered_by_node.get(&node).copied().unwrap_or(0) >= node_bound {
