@@ -25,6 +25,7 @@ pub mod emit;
 mod error;
 mod format;
 pub mod ir;
+pub mod json;
 mod locate;
 mod paths;
 pub use paths::display_path;

@@ -1,9 +1,9 @@
 //! Reading schema text: strip Kafka's `//` and `/* */` comments, parse the JSON with
-//! serde_json, check its keys, then read the typed model (`schema`).
+//! the engine's JSON reader (`json`), check its keys, then read the typed model (`schema`).
 
 use crate::diagnostics::{SchemaError, SchemaErrors, SchemaWarning};
+use crate::json::{self, Map, Value};
 use crate::schema::{MessageSpec, FIELD_KEYS, MESSAGE_KEYS, STRUCT_KEYS};
-use serde_json::{Map, Value};
 
 /// Replaces every comment with spaces (keeping newlines), leaving string literals untouched,
 /// so that line and column numbers in later errors still point into the original text.
@@ -105,15 +105,14 @@ pub fn parse_schema(file: &str, text: &str) -> Result<(MessageSpec, Vec<SchemaWa
             "block comment `/*` is never closed with `*/`",
         )
     })?;
-    let mut values = serde_json::Deserializer::from_str(&stripped).into_iter::<Value>();
-    let value = match values.next() {
-        Some(parsed) => parsed.map_err(|e| json_error(file, &e))?,
-        None => return Err(SchemaError::new(file, "line 1, column 1", None, "invalid JSON: no value").into()),
-    };
+    if stripped.trim().is_empty() {
+        return Err(SchemaError::new(file, "line 1, column 1", None, "invalid JSON: no value").into());
+    }
+    let (value, end) = json::parse_prefix(&stripped).map_err(|e| json_error(file, &e))?;
     let mut warnings = Vec::new();
-    let rest = &stripped[values.byte_offset()..];
+    let rest = &stripped[end..];
     if let Some(extra) = rest.find(|c: char| !c.is_whitespace()) {
-        let (line, column) = line_column(&stripped, stripped.len() - rest.len() + extra);
+        let (line, column) = line_column(&stripped, end + extra);
         warnings.push(SchemaWarning {
             file: file.to_owned(),
             path: format!("line {line}, column {column}"),
@@ -164,16 +163,12 @@ pub fn history_comments(text: &str, stripped: &str) -> Vec<String> {
     paragraphs
 }
 
-fn json_error(file: &str, e: &serde_json::Error) -> SchemaError {
-    // serde_json appends " at line L column C"; the position goes into `path` instead.
-    let text = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let message = text.strip_suffix(&suffix).unwrap_or(&text);
+fn json_error(file: &str, e: &json::JsonError) -> SchemaError {
     SchemaError::new(
         file,
-        format!("line {}, column {}", e.line(), e.column()),
+        format!("line {}, column {}", e.line, e.column),
         None,
-        format!("invalid JSON: {message}"),
+        format!("invalid JSON: {}", e.message),
     )
 }
 
@@ -215,14 +210,7 @@ fn check_field_keys(file: &str, base: &str, fields: &Value, errors: &mut Vec<Sch
     }
 }
 
-fn unknown_keys(
-    file: &str,
-    path: &str,
-    what: &str,
-    obj: &Map<String, Value>,
-    known: &[&str],
-    errors: &mut Vec<SchemaError>,
-) {
+fn unknown_keys(file: &str, path: &str, what: &str, obj: &Map, known: &[&str], errors: &mut Vec<SchemaError>) {
     for key in obj.keys() {
         if !known.contains(&key.as_str()) {
             errors.push(SchemaError::new(
@@ -236,7 +224,7 @@ fn unknown_keys(
 }
 
 /// `base (name)` when the object has a string `name`.
-fn named(base: &str, obj: &Map<String, Value>) -> String {
+fn named(base: &str, obj: &Map) -> String {
     match obj.get("name").and_then(Value::as_str) {
         Some(n) => format!("{base} ({n})"),
         None => base.to_owned(),
@@ -272,8 +260,8 @@ mod tests {
         let text = r#"{"about": "see http://x/*y*/ and \"//quoted\" \\"} // tail"#;
         let s = strip_comments(text).unwrap();
         assert!(s.starts_with(r#"{"about": "see http://x/*y*/ and \"//quoted\" \\"}"#));
-        let v: Value = serde_json::from_str(&s).unwrap();
-        assert_eq!(v["about"], r#"see http://x/*y*/ and "//quoted" \"#);
+        let v: Value = json::parse(&s).unwrap();
+        assert_eq!(v.as_object().unwrap()["about"].as_str(), Some(r#"see http://x/*y*/ and "//quoted" \"#));
     }
 
     #[test]
@@ -322,10 +310,14 @@ mod tests {
             "listeners": ["broker"], "fields": [{field}],
             "commonStructs": [{{"name": "S", "versions": "0+", "fields": []}}]}}"#
         );
-        let v: Value = serde_json::from_str(&text).unwrap();
+        let v: Value = json::parse(&text).unwrap();
         assert_eq!(v.as_object().unwrap().len(), MESSAGE_KEYS.len());
-        assert_eq!(v["fields"][0].as_object().unwrap().len(), FIELD_KEYS.len());
-        assert_eq!(v["commonStructs"][0].as_object().unwrap().len(), STRUCT_KEYS.len());
+        let first = |key: &str| match &v.as_object().unwrap()[key] {
+            Value::Array(items) => items[0].as_object().unwrap().len(),
+            other => panic!("{key}: {other:?}"),
+        };
+        assert_eq!(first("fields"), FIELD_KEYS.len());
+        assert_eq!(first("commonStructs"), STRUCT_KEYS.len());
         let spec = parse_message("R.json", &text).unwrap();
         let f = &spec.fields[0];
         assert_eq!((spec.api_key, spec.kind.as_deref(), spec.name.as_deref()), (Some(1), Some("request"), Some("R")));

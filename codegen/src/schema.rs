@@ -4,7 +4,7 @@
 //! instead of being silently ignored. Values are kept close to their JSON spelling (version
 //! ranges and defaults stay strings); `validate` checks them and `lower` turns them into the IR.
 //!
-//! The model is read from a parsed `serde_json::Value` by hand rather than derived: a build
+//! The model is read from a parsed [`crate::json::Value`] by hand rather than derived: a build
 //! script's clean build would otherwise compile a proc-macro crate and syn first (the
 //! package's Cargo.toml says more). Keys are checked before (`parse::check_keys`), types here,
 //! each mismatch named by its JSON path.
@@ -13,7 +13,7 @@
 //! them and the corpus relies on it: `tag` may be a number or a numeric string, `default` may be
 //! a string, number or boolean, and the boolean flags also accept `"true"`/`"false"` strings.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 /// The keys a message object may have (kept in step with `MessageSpec`).
 pub const MESSAGE_KEYS: &[&str] = &[
@@ -168,7 +168,7 @@ pub struct TypeMismatch {
 /// One JSON object of a schema and its path, read key by key. An absent key and JSON `null`
 /// both read as `None`, as Kafka's generator treats them.
 struct Object<'a> {
-    map: &'a Map<String, Value>,
+    map: &'a Map,
     /// `$.fields[2]`: where the object's own elements start their paths.
     base: String,
     /// `$.fields[2] (Name)`: the object as errors show it.

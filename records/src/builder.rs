@@ -135,6 +135,21 @@ impl BatchBuilder {
         &self.options
     }
 
+    /// Sets the producer's fields of a magic 2 batch: its id, epoch and the sequence of the
+    /// first record. An idempotent producer knows the sequence only when it closes a batch,
+    /// after the records were appended; the header and CRC are written by [`build`](Self::build).
+    pub fn set_producer(&mut self, producer_id: i64, producer_epoch: i16, base_sequence: i32) {
+        self.options.producer_id = producer_id;
+        self.options.producer_epoch = producer_epoch;
+        self.options.base_sequence = base_sequence;
+    }
+
+    /// The bytes held so far (magic 2: the header's room included): the batch's size once
+    /// built without compression.
+    pub fn size(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Records appended so far.
     pub fn len(&self) -> usize {
         self.count as usize

@@ -1,17 +1,15 @@
 //! The CRC-32C (Castagnoli) of magic 2 batches, in one place so that reading, building and
 //! the tools all use the same implementation.
 
-use crc_fast::CrcAlgorithm;
-
 /// CRC-32C of `data`, as a RecordBatch's `crc` field stores it.
 ///
-/// `crc-fast` folds with VPCLMULQDQ (or PCLMULQDQ) where the CPU has it: checking a 1 MiB
-/// batch takes about a quarter of the time of the SSE4.2 `crc32` loop, which is most of what
-/// decoding an uncompressed batch costs.
+/// The `crc32c` crate runs the SSE4.2 `crc32` instruction over three streams at once where the
+/// CPU has it (tables elsewhere). Measured here against `crc-fast`'s VPCLMULQDQ folding, it
+/// checksummed 1 MiB at 24.5 GB/s against 18.7 (16 KiB: 20.0 against 17.0), and it compiles in
+/// a fraction of the time (0.6 s against 2.8 s with `crc-fast`'s `digest` dependencies).
 #[inline]
 pub fn crc32c(data: &[u8]) -> u32 {
-    // CRC-32/ISCSI is CRC-32C; its value fits in 32 bits.
-    crc_fast::checksum(CrcAlgorithm::Crc32Iscsi, data) as u32
+    crc32c::crc32c(data)
 }
 
 #[cfg(test)]
@@ -25,13 +23,25 @@ mod tests {
         assert_eq!(super::crc32c(b""), 0);
     }
 
+    /// CRC-32C bit by bit, straight from its definition (reflected polynomial 0x82F63B78): an
+    /// oracle that shares nothing with the crate's tables and instructions.
+    fn bitwise(data: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &byte in data {
+            crc ^= u32::from(byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 { (crc >> 1) ^ 0x82F6_3B78 } else { crc >> 1 };
+            }
+        }
+        !crc
+    }
+
     proptest! {
-        /// Against the crc32c crate (SSE4.2 or tables), an independent implementation, over
-        /// lengths around every folding width and unaligned starts.
+        /// Over lengths around every stream width of the hardware path and unaligned starts.
         #[test]
-        fn matches_the_crc32c_crate(data in proptest::collection::vec(any::<u8>(), 0..5000), skip in 0usize..64) {
+        fn matches_the_definition(data in proptest::collection::vec(any::<u8>(), 0..5000), skip in 0usize..64) {
             let data = data.get(skip.min(data.len())..).unwrap_or_default();
-            prop_assert_eq!(super::crc32c(data), crc32c::crc32c(data));
+            prop_assert_eq!(super::crc32c(data), bitwise(data));
         }
     }
 }

@@ -1,18 +1,29 @@
-//! Errors from reading and building record data.
+//! Errors from reading and building record data. Their messages are written out rather than
+//! derived, so that a build of this crate compiles no proc-macro crate (nor syn) before it.
 //!
 //! Every read error names the batch (its index and byte position inside the `records` field)
 //! and what was wrong with it, so a caller can tell one bad batch from a fetch cut short.
 
+use std::fmt;
+
 use super::compression::codec::Compression;
 
 /// A problem with one batch of a `records` field.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("record batch #{batch_index} at byte {batch_position}: {kind}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordsError {
     batch_index: usize,
     batch_position: usize,
     kind: RecordsErrorKind,
 }
+
+impl fmt::Display for RecordsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let RecordsError { batch_index, batch_position, kind } = self;
+        write!(f, "record batch #{batch_index} at byte {batch_position}: {kind}")
+    }
+}
+
+impl std::error::Error for RecordsError {}
 
 impl RecordsError {
     pub(crate) fn new(batch_index: usize, batch_position: usize, kind: RecordsErrorKind) -> Self {
@@ -42,35 +53,26 @@ impl RecordsError {
 }
 
 /// What went wrong with a batch.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RecordsErrorKind {
     /// The data ends before the batch does (a partial trailing batch).
-    #[error("truncated: the batch needs {needed} bytes but only {available} remain")]
     Truncated { needed: usize, available: usize },
     /// The batch length field is below the minimum size of its format.
-    #[error("batch length {length} is below the minimum {minimum} for magic {magic}")]
     LengthTooSmall { length: i32, minimum: usize, magic: i8 },
     /// The magic byte names no format this crate reads.
-    #[error("unsupported magic {0}")]
     UnsupportedMagic(i8),
     /// The stored checksum does not match the bytes (CRC-32C for magic 2, CRC-32 before).
-    #[error("checksum mismatch: stored {stored:#010x}, computed {computed:#010x}")]
     CrcMismatch { stored: u32, computed: u32 },
     /// The attributes name a compression codec that does not exist, or not for this magic.
-    #[error("compression codec id {codec} is not valid for magic {magic}")]
     InvalidCodec { codec: u8, magic: i8 },
     /// The codec's cargo feature is off in this build.
-    #[error("{0} data, but this build of kwire-records has no {0} (its cargo feature is off)")]
     CodecNotBuilt(Compression),
     /// The compressed payload could not be decompressed.
-    #[error("{codec} decompression failed: {reason}")]
     Decompression { codec: Compression, reason: String },
     /// Decompressing would exceed the configured limit.
-    #[error("{codec} data decompresses to more than the limit of {limit} bytes")]
     DecompressedTooLarge { codec: Compression, limit: usize },
     /// A field inside the batch is malformed.
-    #[error("{structure}.{field} at byte {offset}: {problem}")]
     Malformed {
         /// The structure being read: "RecordBatch", "Record", "Header", "Message", ...
         structure: &'static str,
@@ -84,45 +86,94 @@ pub enum RecordsErrorKind {
     },
 }
 
+impl fmt::Display for RecordsErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordsErrorKind::Truncated { needed, available } => {
+                write!(f, "truncated: the batch needs {needed} bytes but only {available} remain")
+            }
+            RecordsErrorKind::LengthTooSmall { length, minimum, magic } => {
+                write!(f, "batch length {length} is below the minimum {minimum} for magic {magic}")
+            }
+            RecordsErrorKind::UnsupportedMagic(v0) => write!(f, "unsupported magic {v0}"),
+            RecordsErrorKind::CrcMismatch { stored, computed } => {
+                write!(f, "checksum mismatch: stored {stored:#010x}, computed {computed:#010x}")
+            }
+            RecordsErrorKind::InvalidCodec { codec, magic } => {
+                write!(f, "compression codec id {codec} is not valid for magic {magic}")
+            }
+            RecordsErrorKind::CodecNotBuilt(v0) => {
+                write!(f, "{v0} data, but this build of kwire-records has no {v0} (its cargo feature is off)")
+            }
+            RecordsErrorKind::Decompression { codec, reason } => write!(f, "{codec} decompression failed: {reason}"),
+            RecordsErrorKind::DecompressedTooLarge { codec, limit } => {
+                write!(f, "{codec} data decompresses to more than the limit of {limit} bytes")
+            }
+            RecordsErrorKind::Malformed { structure, field, offset, problem } => {
+                write!(f, "{structure}.{field} at byte {offset}: {problem}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RecordsErrorKind {}
+
 /// How a field is malformed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Malformation {
     /// Fewer bytes remained than the field needs.
-    #[error("not enough bytes (requested {requested}, available {available})")]
     NotEnoughBytes { requested: usize, available: usize },
     /// A varint ran past its maximum width.
-    #[error("varint longer than its maximum width")]
     VarintTooLong,
     /// A length or count was negative where that is not allowed.
-    #[error("invalid length or count {0}")]
     InvalidLength(i64),
     /// A count claims more elements than the bytes left could hold at the smallest size an
     /// element can have; refused before anything is reserved for it.
-    #[error("count {count} cannot fit: the {available} bytes left hold at most {max}")]
     CountExceedsBytes { count: u64, available: usize, max: usize },
     /// A record's declared length disagrees with the bytes its fields used.
-    #[error("declared {declared} bytes but the fields used {used}")]
     LengthMismatch { declared: usize, used: usize },
     /// Bytes were left after the declared number of records.
-    #[error("{0} bytes left after the last record")]
     TrailingBytes(usize),
     /// A compressed legacy wrapper contains another compressed message.
-    #[error("nested compression inside a compressed message set")]
     NestedCompression,
     /// A compressed legacy wrapper has a null value.
-    #[error("compressed wrapper message has a null value")]
     NullWrapperValue,
     /// An inner legacy message's magic differs from its wrapper's.
-    #[error("inner message magic {inner} differs from wrapper magic {wrapper}")]
     MagicMismatch { wrapper: i8, inner: i8 },
     /// A compressed legacy wrapper holds no messages.
-    #[error("compressed wrapper message holds no messages")]
     EmptyWrapper,
     /// A control record's key or value is not a known control record layout.
-    #[error("not a valid control record: {0}")]
     InvalidControlRecord(&'static str),
 }
+
+impl fmt::Display for Malformation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Malformation::NotEnoughBytes { requested, available } => {
+                write!(f, "not enough bytes (requested {requested}, available {available})")
+            }
+            Malformation::VarintTooLong => write!(f, "varint longer than its maximum width"),
+            Malformation::InvalidLength(v0) => write!(f, "invalid length or count {v0}"),
+            Malformation::CountExceedsBytes { count, available, max } => {
+                write!(f, "count {count} cannot fit: the {available} bytes left hold at most {max}")
+            }
+            Malformation::LengthMismatch { declared, used } => {
+                write!(f, "declared {declared} bytes but the fields used {used}")
+            }
+            Malformation::TrailingBytes(v0) => write!(f, "{v0} bytes left after the last record"),
+            Malformation::NestedCompression => write!(f, "nested compression inside a compressed message set"),
+            Malformation::NullWrapperValue => write!(f, "compressed wrapper message has a null value"),
+            Malformation::MagicMismatch { wrapper, inner } => {
+                write!(f, "inner message magic {inner} differs from wrapper magic {wrapper}")
+            }
+            Malformation::EmptyWrapper => write!(f, "compressed wrapper message holds no messages"),
+            Malformation::InvalidControlRecord(v0) => write!(f, "not a valid control record: {v0}"),
+        }
+    }
+}
+
+impl std::error::Error for Malformation {}
 
 impl From<kwire_runtime::reader::ReadError> for Malformation {
     fn from(e: kwire_runtime::reader::ReadError) -> Self {
@@ -135,31 +186,52 @@ impl From<kwire_runtime::reader::ReadError> for Malformation {
 }
 
 /// Why a batch could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BuildError {
     /// The codec cannot be used with the chosen magic (zstd needs magic 2).
-    #[error("{codec} compression is not available with magic {magic}")]
     CodecNotAllowed { codec: Compression, magic: i8 },
     /// Record headers need magic 2.
-    #[error("record headers need magic 2, the batch uses magic {magic}")]
     HeadersNeedMagic2 { magic: i8 },
     /// Offsets must increase within a batch and stay within i32 of the base offset.
-    #[error("offset {offset} cannot follow {previous:?} in a batch with base offset {base}")]
     InvalidOffset { offset: i64, previous: Option<i64>, base: i64 },
     /// A timestamp is too far from the batch's base timestamp to store as a delta.
-    #[error("timestamp {timestamp} is too far from base timestamp {base}")]
     TimestampOutOfRange { timestamp: i64, base: i64 },
     /// A key, value, header or the batch itself exceeds the i32 length Kafka can encode.
-    #[error("{what} of {len} bytes exceeds the maximum Kafka can encode")]
     TooLarge { what: &'static str, len: usize },
     /// The codec's cargo feature is off in this build.
-    #[error("{0} compression is not in this build of kwire-records (its cargo feature is off)")]
     CodecNotBuilt(Compression),
     /// Compression failed.
-    #[error("{codec} compression failed: {reason}")]
     Compression { codec: Compression, reason: String },
     /// Control batches are magic 2 only.
-    #[error("control batches need magic 2")]
     ControlNeedsMagic2,
 }
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::CodecNotAllowed { codec, magic } => {
+                write!(f, "{codec} compression is not available with magic {magic}")
+            }
+            BuildError::HeadersNeedMagic2 { magic } => {
+                write!(f, "record headers need magic 2, the batch uses magic {magic}")
+            }
+            BuildError::InvalidOffset { offset, previous, base } => {
+                write!(f, "offset {offset} cannot follow {previous:?} in a batch with base offset {base}")
+            }
+            BuildError::TimestampOutOfRange { timestamp, base } => {
+                write!(f, "timestamp {timestamp} is too far from base timestamp {base}")
+            }
+            BuildError::TooLarge { what, len } => {
+                write!(f, "{what} of {len} bytes exceeds the maximum Kafka can encode")
+            }
+            BuildError::CodecNotBuilt(v0) => {
+                write!(f, "{v0} compression is not in this build of kwire-records (its cargo feature is off)")
+            }
+            BuildError::Compression { codec, reason } => write!(f, "{codec} compression failed: {reason}"),
+            BuildError::ControlNeedsMagic2 => write!(f, "control batches need magic 2"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}

@@ -328,17 +328,17 @@ impl Kafka {
     }
 
     fn wait_started(&self, i: usize) -> std::io::Result<()> {
-        self.wait_started_times(i, 1)
+        self.wait_started_after(i, 0)
     }
 
-    /// Waits until node `i`'s log says it started for the `times`-th time.
-    fn wait_started_times(&self, i: usize, times: usize) -> std::io::Result<()> {
+    /// Waits until node `i`'s log says it started for the `starts + 1`th time.
+    fn wait_started_after(&self, i: usize, starts: usize) -> std::io::Result<()> {
         let n = &self.nodes[i];
         let deadline = Instant::now() + START_TIMEOUT;
         let log = n.dir.join("server.log");
         while Instant::now() < deadline {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
-            if text.matches("Kafka Server started").count() >= times {
+            if text.matches("Kafka Server started").count() > starts {
                 return Ok(());
             }
             if !Path::new(&format!("/proc/{}", n.pid)).exists() {
@@ -394,17 +394,14 @@ impl Kafka {
         }
     }
 
-    /// Starts node `id` again after [`Kafka::kill9`], on its data and ports, and waits until
-    /// it says it started.
+    /// Starts node `id` again after [`Kafka::kill9`], on its ports and its data, and waits
+    /// until it says it started.
     pub fn restart(&mut self, id: i32) -> std::io::Result<()> {
         let i = self.nodes.iter().position(|n| n.id == id).expect("a node of this cluster");
-        if self.nodes[i].shell.is_some() {
-            return Err(std::io::Error::other(format!("node {id} is running")));
-        }
         let log = self.nodes[i].dir.join("server.log");
-        let started = std::fs::read_to_string(&log).unwrap_or_default().matches("Kafka Server started").count();
+        let starts = std::fs::read_to_string(&log).unwrap_or_default().matches("Kafka Server started").count();
         self.launch(i)?;
-        self.wait_started_times(i, started + 1)
+        self.wait_started_after(i, starts)
     }
 
     /// The last lines of every node's log, for a failure message.

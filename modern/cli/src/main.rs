@@ -29,6 +29,7 @@ enum Command {
     Consume(cmd::consume::ConsumeArgs),
     Metadata(cmd::metadata::MetadataArgs),
     Groups(cmd::groups::GroupsArgs),
+    Produce(cmd::produce::ProduceArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +73,7 @@ fn main() -> ExitCode {
             Command::Consume(a) => cmd::consume::run(a).await,
             Command::Metadata(a) => cmd::metadata::run(a).await,
             Command::Groups(a) => cmd::groups::run(a).await,
+            Command::Produce(a) => cmd::produce::run(a).await,
         }
     });
     match result {

@@ -6,3 +6,6 @@
 
 pub mod config;
 pub mod consumer;
+pub mod producer;
+
+pub use producer::{Producer, ProducerConfig, ProducerRecord, RecordMetadata};

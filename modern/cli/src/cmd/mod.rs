@@ -4,6 +4,7 @@ pub mod consume;
 pub mod groups;
 pub mod metadata;
 pub mod perf;
+pub mod produce;
 pub mod tap;
 
 /// What a subcommand returns; the error prints as one `kwire: …` line.
