@@ -25,16 +25,7 @@ use super::record::{ConsumerRecord, ConsumerRecords, OffsetAndMetadata, TopicPar
 use super::state::{release, Event, Pending, PendingEvent, Position, Shared, State, Stop, Subscription};
 use super::{fetch, group, metadata};
 
-/// What Kafka's `ConsumerGroupMetadata` holds: the group, generation (or KIP-848 member
-/// epoch), member id and instance id, as a transactional producer's
-/// `send_offsets_to_transaction` needs them to fence zombies (KIP-447).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConsumerGroupMetadata {
-    pub group_id: String,
-    pub generation_id: i32,
-    pub member_id: String,
-    pub group_instance_id: Option<String>,
-}
+use crate::producer::ConsumerGroupMetadata;
 
 /// The consumer's counters and buffer, now (Kafka's consumer metrics, in part).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

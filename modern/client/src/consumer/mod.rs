@@ -53,8 +53,11 @@ pub mod protocol {
     };
 }
 
+/// Kafka's `ConsumerGroupMetadata`: the very type a transactional producer's
+/// `send_offsets_to_transaction` takes, so that [`Consumer::group_metadata`] goes straight in.
+pub use crate::producer::ConsumerGroupMetadata;
 pub use config::{AssignmentStrategy, ConsumerConfig, GroupProtocol, IsolationLevel, OffsetReset};
-pub use consumer::{BatchStream, Consumer, ConsumerGroupMetadata, ConsumerMetrics, RecordStream};
+pub use consumer::{BatchStream, Consumer, ConsumerMetrics, RecordStream};
 pub use error::ConsumerError;
 pub use listener::{ConsumerRebalanceListener, ListenerFuture};
 pub use offsets::OffsetAndTimestamp;
