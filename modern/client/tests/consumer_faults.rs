@@ -19,9 +19,12 @@ use kwire_client::consumer::{
 use kwire_fake::{Action, Times};
 use kwire_records::{BatchBuilder, BatchOptions, Compression};
 
+/// A listener call: its kind and the partitions it named.
+type Call = (&'static str, Vec<i32>);
+
 /// Which listener calls a member saw, in order.
 #[derive(Clone, Default)]
-struct Calls(Arc<Mutex<Vec<(&'static str, Vec<i32>)>>>);
+struct Calls(Arc<Mutex<Vec<Call>>>);
 
 impl Calls {
     fn kinds(&self) -> Vec<&'static str> {
@@ -319,7 +322,7 @@ async fn a_seek_past_the_end_is_reset_or_raised() {
     let none = Consumer::new(config(&fake.bootstrap_servers()).auto_offset_reset(OffsetReset::None)).await.unwrap();
     none.assign([tp.clone()]).await.unwrap();
     match none.poll(Duration::from_secs(5)).await {
-        Err(ConsumerError::NoOffsetForPartition(partitions)) => assert_eq!(partitions, [tp.clone()]),
+        Err(ConsumerError::NoOffsetForPartition(partitions)) => assert_eq!(partitions, std::slice::from_ref(&tp)),
         other => panic!("expected NoOffsetForPartition, got {other:?}"),
     }
     none.seek(&tp, 1_000).unwrap();

@@ -108,7 +108,7 @@ async fn fetch_sessions_go_incremental_and_lose_nothing() {
     let bootstrap = kafka.bootstrap();
     create(&bootstrap, "sessions", 4).await;
     let writer = writer(&bootstrap).await;
-    let consumer = Consumer::new(common::config(&bootstrap).fetch_max_wait(Duration::from_millis(50))).await.unwrap();
+    let consumer = Consumer::new(config(&bootstrap).fetch_max_wait(Duration::from_millis(50))).await.unwrap();
     consumer.assign(partitions("sessions", 4)).await.unwrap();
     let mut read = Vec::new();
     // Records arrive in some partitions while others stay idle: the session sends only what
@@ -137,7 +137,7 @@ async fn a_kip848_pattern_is_evaluated_by_the_broker_new_topics_included() {
     create(&bootstrap, "regex-a", 2).await;
     create(&bootstrap, "regex-b", 1).await;
     create(&bootstrap, "unmatched", 1).await;
-    let config = common::config(&bootstrap).group_id("regex-group").group_protocol(GroupProtocol::Consumer);
+    let config = config(&bootstrap).group_id("regex-group").group_protocol(GroupProtocol::Consumer);
     let consumer = Consumer::new(config).await.unwrap();
     consumer.subscribe_pattern("regex-.*").await.unwrap();
     let topics = |c: &Consumer| c.assignment().iter().map(|tp| tp.topic.to_string()).collect::<BTreeSet<_>>();
@@ -163,7 +163,7 @@ async fn a_static_member_restarts_into_its_place_without_a_rebalance() {
     let bootstrap = kafka.bootstrap();
     create(&bootstrap, "static", 4).await;
     let member = |instance: &str| {
-        common::config(&bootstrap)
+        config(&bootstrap)
             .group_id("static-group")
             .group_instance_id(instance)
             .session_timeout(Duration::from_secs(30))

@@ -358,7 +358,7 @@ async fn an_exactly_once_pipeline_survives_each_node_killed_in_turn() {
             records.next_offsets().iter().map(|(tp, o)| (tp.clone(), o.offset)).collect();
         let records = records.into_vec();
         turns += 1;
-        if turns % CRASH_EVERY == 0 && input.is_some() {
+        if turns.is_multiple_of(CRASH_EVERY) && input.is_some() {
             // The copier dies in the middle of a transaction, its records and offsets
             // written: the next one (the same transactional.id, the same static member)
             // aborts what it left and goes on from the committed offsets.

@@ -277,7 +277,10 @@ fn owner<'a>(group: &'a Group, topic: &str, partition: i32) -> Option<&'a Member
     group.members.iter().find(|m| m.assignment.iter().any(|(t, p)| t == topic && *p == partition))
 }
 
-fn rows(group: &Group) -> Vec<(String, i32, Option<i64>, Option<i64>, Option<&Member>)> {
+/// A partition of a group's table: topic, partition, committed offset, end offset, owner.
+type Row<'a> = (String, i32, Option<i64>, Option<i64>, Option<&'a Member>);
+
+fn rows(group: &Group) -> Vec<Row<'_>> {
     let mut partitions: BTreeSet<(String, i32)> = group.committed.keys().cloned().collect();
     partitions.extend(group.members.iter().flat_map(|m| m.assignment.iter().cloned()));
     partitions

@@ -37,14 +37,14 @@ pub struct OffsetAndTimestamp {
 /// A partition's answer: found, not found, or an error (retriable or not).
 type Answer<T> = Result<T, ErrorCode>;
 
+/// Per leader, its partitions with what to ask of each and the leader epoch known.
+type ByLeader<T> = HashMap<i32, Vec<(TopicPartition, T, i32)>>;
+
 /// Partitions grouped by their leader, with what to ask of each. Partitions without a known
 /// leader come back in the second list.
-fn by_leader<T: Copy>(
-    shared: &Shared,
-    asks: &BTreeMap<TopicPartition, T>,
-) -> (HashMap<i32, Vec<(TopicPartition, T, i32)>>, Vec<TopicPartition>) {
+fn by_leader<T: Copy>(shared: &Shared, asks: &BTreeMap<TopicPartition, T>) -> (ByLeader<T>, Vec<TopicPartition>) {
     let metadata = shared.cluster.metadata();
-    let mut grouped: HashMap<i32, Vec<(TopicPartition, T, i32)>> = HashMap::new();
+    let mut grouped: ByLeader<T> = HashMap::new();
     let mut leaderless = Vec::new();
     for (tp, ask) in asks {
         let leader = metadata.topics.get(&*tp.topic).and_then(|t| t.partition(tp.partition)).filter(|p| p.leader >= 0);

@@ -47,15 +47,10 @@ pub fn encode_subscription(subscription: &Subscription) -> Bytes {
         user_data: subscription.user_data.clone(),
         owned_partitions: by_topic(&subscription.owned)
             .into_iter()
-            .map(|(topic, partitions)| OwnedTopic {
-                topic: TopicName::from(topic),
-                partitions: partitions.into(),
-                ..Default::default()
-            })
+            .map(|(topic, partitions)| OwnedTopic { topic: TopicName::from(topic), partitions: partitions.into() })
             .collect(),
         generation_id: subscription.generation,
         rack_id: subscription.rack.as_ref().map(|r| StrBytes::from(r.clone())),
-        ..Default::default()
     };
     versioned(SUBSCRIPTION_VERSION, &message)
 }
@@ -83,14 +78,9 @@ pub fn encode_assignment(partitions: &[TopicPartition], user_data: Option<Bytes>
     let message = ConsumerProtocolAssignment {
         assigned_partitions: by_topic(partitions)
             .into_iter()
-            .map(|(topic, partitions)| AssignedTopic {
-                topic: TopicName::from(topic),
-                partitions: partitions.into(),
-                ..Default::default()
-            })
+            .map(|(topic, partitions)| AssignedTopic { topic: TopicName::from(topic), partitions: partitions.into() })
             .collect(),
         user_data,
-        ..Default::default()
     };
     versioned(ASSIGNMENT_VERSION, &message)
 }
