@@ -54,6 +54,8 @@ pub struct Kafka {
     pub ca_pem: String,
     dir: Option<TempDir>,
     jars: PathBuf,
+    /// Broker configs added to (or overriding) test-support's own.
+    extra: Vec<(String, String)>,
 }
 
 /// Where the broker's jars are: `$KWIRE_KAFKA_JARS`, else `target/kafka/broker-4.4.0`.
@@ -126,6 +128,13 @@ impl Kafka {
     /// Starts `nodes` nodes, or returns `None` (saying why) when the jars have not been
     /// fetched; under CI that is a failure.
     pub fn start_or_skip(nodes: usize) -> Option<Kafka> {
+        Kafka::start_or_skip_with(nodes, &[])
+    }
+
+    /// [`Kafka::start_or_skip`] with broker configs of the test's own (`key`, `value`), written
+    /// after test-support's so that they win: shorter group session timeouts, say. `{id}` in a
+    /// value is the node's id (`broker.rack=rack-{id}`).
+    pub fn start_or_skip_with(nodes: usize, extra: &[(&str, &str)]) -> Option<Kafka> {
         let jars = kafka_jars();
         if !jars.join(format!("kafka_2.13-{KAFKA_RELEASE}.jar")).is_file() {
             let why = format!(
@@ -136,11 +145,16 @@ impl Kafka {
             eprintln!("skipped: {why}");
             return None;
         }
-        Some(Kafka::start(jars, nodes).unwrap_or_else(|e| panic!("starting Kafka: {e}")))
+        Some(Kafka::start_with(jars, nodes, extra).unwrap_or_else(|e| panic!("starting Kafka: {e}")))
     }
 
     /// Formats and starts `nodes` nodes and waits until each says it started.
     pub fn start(jars: PathBuf, nodes: usize) -> std::io::Result<Kafka> {
+        Kafka::start_with(jars, nodes, &[])
+    }
+
+    /// [`Kafka::start`] with broker configs of the caller's own.
+    pub fn start_with(jars: PathBuf, nodes: usize, extra: &[(&str, &str)]) -> std::io::Result<Kafka> {
         remove_stale_dirs();
         let dir = TempDir::with_prefix("kwire-kafka")?;
         let cluster_id = cluster_id();
@@ -162,7 +176,8 @@ impl Kafka {
         }
         let (ca_pem, key_and_chain) = certificates()?;
         std::fs::write(dir.path().join("server.pem"), key_and_chain)?;
-        let mut kafka = Kafka { nodes: list, cluster_id, ca_pem, dir: Some(dir), jars };
+        let extra = extra.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let mut kafka = Kafka { nodes: list, cluster_id, ca_pem, dir: Some(dir), jars, extra };
         let voters: Vec<String> = kafka.nodes.iter().map(|n| format!("{}@127.0.0.1:{}", n.id, n.controller)).collect();
         let voters = voters.join(",");
         for i in 0..kafka.nodes.len() {
@@ -232,6 +247,10 @@ impl Kafka {
              offsets.topic.num.partitions=3\ntransaction.state.log.num.partitions=3\n\
              broker.session.timeout.ms=3000\nbroker.heartbeat.interval.ms=500\n",
         );
+        for (key, value) in &self.extra {
+            // `{id}` stands for the node's id: a rack per node, say.
+            let _ = writeln!(c, "{key}={}", value.replace("{id}", &n.id.to_string()));
+        }
         std::fs::write(n.dir.join("server.properties"), c)?;
         // KWIRE_KAFKA_LOG=DEBUG for a broker that says more (its logs are kept on failure).
         let level = std::env::var("KWIRE_KAFKA_LOG").unwrap_or_else(|_| "INFO".to_string());

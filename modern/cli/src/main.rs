@@ -26,6 +26,9 @@ enum Command {
     Tap(cmd::tap::TapArgs),
     /// Round trips of Kafka requests (ApiVersions or Metadata), one at a time: p50/p99.
     Perf(cmd::perf::PerfArgs),
+    Consume(cmd::consume::ConsumeArgs),
+    Metadata(cmd::metadata::MetadataArgs),
+    Groups(cmd::groups::GroupsArgs),
     Produce(cmd::produce::ProduceArgs),
 }
 
@@ -67,6 +70,9 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Tap(a) => cmd::tap::run(a).await,
             Command::Perf(a) => cmd::perf::run(a).await,
+            Command::Consume(a) => cmd::consume::run(a).await,
+            Command::Metadata(a) => cmd::metadata::run(a).await,
+            Command::Groups(a) => cmd::groups::run(a).await,
             Command::Produce(a) => cmd::produce::run(a).await,
         }
     });

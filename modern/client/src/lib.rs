@@ -5,6 +5,7 @@
 //! every typed builder has a `set(key, value)` that takes Kafka's spelling too ([`config`]).
 
 pub mod config;
+pub mod consumer;
 pub mod producer;
 
 pub use producer::{Producer, ProducerConfig, ProducerRecord, RecordMetadata};

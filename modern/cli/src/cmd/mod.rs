@@ -1,5 +1,8 @@
 //! One module per subcommand: its arguments and its run function.
 
+pub mod consume;
+pub mod groups;
+pub mod metadata;
 pub mod perf;
 pub mod produce;
 pub mod tap;

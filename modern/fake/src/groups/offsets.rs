@@ -35,6 +35,12 @@ pub(crate) struct Offsets {
 }
 
 impl Offsets {
+    /// Whether no group has committed anything, in a transaction or not (Kafka's
+    /// `__consumer_offsets` exists from the first commit).
+    pub fn is_empty(&self) -> bool {
+        self.committed.is_empty() && self.pending.is_empty()
+    }
+
     /// Commits `group`'s offset of a partition.
     pub fn commit(&mut self, group: &str, partition: TopicPartition, committed: Committed) {
         match self.committed.get_mut(group) {

@@ -32,8 +32,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                   ISOLATION sees them; one JSON line per record: partition,
  *                                   offset, timestamp, timestampType, key, value (base64, null for
  *                                   null), headers ([key, base64 value]); then {"end": total}
- * values BOOTSTRAP TOPIC            the same read (read_uncommitted), one line per record:
- *                                   "partition offset value" (the value as UTF-8): for long runs
+ * values BOOTSTRAP TOPIC [ISOLATION] the same read (read_uncommitted unless ISOLATION says
+ *                                   read_committed), one line per record: "partition offset
+ *                                   value" (the value as UTF-8): for long runs
  * partitions BOOTSTRAP TOPIC N      Kafka's producer sends N records keyed "key-i" (no partition
  *                                   given) and prints "key-i partition" per record, the partition
  *                                   its RecordMetadata names
@@ -49,7 +50,7 @@ public final class ProducerCheck {
         if (mode.equals("read")) {
             read(bootstrap, topic, args[3], false);
         } else if (mode.equals("values")) {
-            read(bootstrap, topic, "read_uncommitted", true);
+            read(bootstrap, topic, args.length > 3 ? args[3] : "read_uncommitted", true);
         } else if (mode.equals("partitions")) {
             partitions(bootstrap, topic, Integer.parseInt(args[3]));
         } else {
