@@ -126,7 +126,10 @@ async fn fetch_sessions_go_incremental_and_lose_nothing() {
         let n = offsets.len() as i64;
         assert_eq!(offsets, (0..n).collect::<Vec<_>>(), "{tp}");
     }
-    assert!(metrics.fetches_incremental > 10 * metrics.fetches_full, "{metrics:?}");
+    // One full fetch opens the session; every later one (however many the timing makes) is
+    // incremental. Without sessions every fetch would be full.
+    assert_eq!(metrics.fetches_full, 1, "{metrics:?}");
+    assert!(metrics.fetches_incremental >= 9, "{metrics:?}");
     consumer.close().await.unwrap();
 }
 
