@@ -20,6 +20,7 @@ use kwire_test_support::kafka::java_client;
 use kwire_test_support::Kafka;
 
 fn kafka() -> Option<&'static Kafka> {
+    logs();
     static KAFKA: OnceLock<Option<Kafka>> = OnceLock::new();
     KAFKA.get_or_init(|| Kafka::start_or_skip(1)).as_ref()
 }

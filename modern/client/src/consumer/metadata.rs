@@ -40,6 +40,21 @@ fn ask(shared: &Shared) -> Ask {
     }
 }
 
+/// Whether a topic the consumer needs by name is not in the metadata yet, or is there with an
+/// error (just created and not yet known to the broker asked, or not there at all): Metadata is asked again after
+/// `retry.backoff.ms`, as Kafka's consumer asks again while a topic answers
+/// UNKNOWN_TOPIC_OR_PARTITION, so that a group's leader sees the topic appear and assigns it.
+fn unknown_topics(shared: &Shared) -> bool {
+    let names: BTreeSet<String> = match ask(shared) {
+        Ask::Topics(creatable, others) => creatable.into_iter().chain(others).collect(),
+        Ask::Nothing | Ask::All => return false,
+    };
+    let metadata = shared.cluster.metadata();
+    names
+        .iter()
+        .any(|t| !metadata.topics.get(t).is_some_and(|m| m.error == kwire::ErrorCode::NONE && !m.partitions.is_empty()))
+}
+
 pub(crate) async fn run(shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
     let max_age = shared.config.metadata_max_age.max(Duration::from_millis(100));
     let min_pause = shared.config.retry_backoff.max(Duration::from_millis(10));
@@ -83,6 +98,9 @@ pub(crate) async fn run(shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>
             last = Some(Instant::now());
             match result {
                 Ok(()) => {
+                    if unknown_topics(&shared) {
+                        shared.state().metadata_wanted = true;
+                    }
                     shared.wake.fetch.notify_waiters();
                     shared.wake.group.notify_waiters();
                     shared.wake.positions.notify_waiters();

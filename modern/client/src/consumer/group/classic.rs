@@ -171,11 +171,17 @@ impl Classic {
         }
     }
 
-    /// Whether a topic we (or, for the leader, any member) read changed its partition
-    /// count, or a pattern now matches other topics.
+    /// Whether a pattern now matches other topics, or (the leader's watch only, as in Kafka's
+    /// consumer, where only the leader keeps a metadata snapshot of what it assigned) a topic
+    /// any member reads changed its partition count or appeared. A member that is not the
+    /// leader rejoining when its own metadata arrives after its join would start a rebalance
+    /// the leader did not need, and a restarted static member would lose its place.
     fn metadata_changed(&self) -> bool {
         if self.subscription_changed() {
             return true;
+        }
+        if !self.leader {
+            return false;
         }
         let topics: BTreeSet<String> = self.joined_topics.keys().cloned().collect();
         let now = partition_counts(&self.shared, &topics);
