@@ -158,7 +158,18 @@ async fn kafkas_java_consumer_in_read_committed_sees_exactly_our_committed_trans
         if commit {
             expected.extend(seen(request.topic_data[0].partition_data[0].records.as_ref().unwrap()));
         }
-        let produced = client.send_at(request, txn.produce_version(&client)).await.unwrap();
+        // The previous transaction's markers may still be being written: Kafka answers
+        // CONCURRENT_TRANSACTIONS (retriable, as its producer treats it) until they are.
+        let mut tries = 0;
+        let produced = loop {
+            let produced = client.send_at(request.clone(), txn.produce_version(&client)).await.unwrap();
+            let code = produced.responses[0].partition_responses[0].error_code;
+            if code != ErrorCode::CONCURRENT_TRANSACTIONS || tries == 100 {
+                break produced;
+            }
+            tries += 1;
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        };
         assert_eq!(produced.responses[0].partition_responses[0].error_code, ErrorCode::NONE);
         txn.end(commit).await;
     }
