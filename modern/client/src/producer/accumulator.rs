@@ -172,6 +172,24 @@ impl Accumulator {
     }
 }
 
+/// A batch taken out of a queue before it was sent: its outcome, the memory it reserved and
+/// how many records it holds.
+pub type Unsent = (Arc<Outcome>, usize, u64);
+
+impl PartitionState {
+    /// Takes out every batch not yet sent, the open one and those ready (a forced close, an
+    /// aborted transaction): their records are failed by the caller.
+    pub fn take_unsent(&mut self) -> Vec<Unsent> {
+        let mut unsent = Vec::new();
+        if let Some(open) = self.open.take() {
+            let records = open.records() as u64;
+            unsent.push((open.outcome, open.memory, records));
+        }
+        unsent.extend(self.ready.drain(..).map(|b| (b.outcome, b.memory, b.records as u64)));
+        unsent
+    }
+}
+
 impl PartitionQueue {
     fn new(topic: Arc<str>, partition: i32) -> PartitionQueue {
         PartitionQueue {

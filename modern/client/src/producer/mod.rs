@@ -565,17 +565,7 @@ impl Inner {
             return;
         }
         for queue in self.accumulator.all() {
-            let mut failed = Vec::new();
-            {
-                let mut st = queue.lock();
-                if let Some(open) = st.open.take() {
-                    let records = open.records() as u64;
-                    failed.push((open.outcome, open.memory, records));
-                }
-                for batch in st.ready.drain(..) {
-                    failed.push((batch.outcome, batch.memory, batch.records as u64));
-                }
-            }
+            let failed = queue.lock().take_unsent();
             for (outcome, memory, records) in failed {
                 let error = ProduceError::IllegalState("Producer is closed forcefully.".into());
                 self.settle_failed(&queue, &outcome, memory, records, error);

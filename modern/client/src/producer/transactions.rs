@@ -470,18 +470,11 @@ impl Inner {
         // Batches not yet sent are failed; those in flight are waited for.
         let mut in_flight = Vec::new();
         for queue in self.accumulator.all() {
-            let mut failed = Vec::new();
-            {
+            let failed = {
                 let mut st = queue.lock();
-                if let Some(open) = st.open.take() {
-                    let records = open.records() as u64;
-                    failed.push((open.outcome, open.memory, records));
-                }
-                for batch in st.ready.drain(..) {
-                    failed.push((batch.outcome, batch.memory, batch.records as u64));
-                }
                 in_flight.extend(st.in_flight.iter().cloned());
-            }
+                st.take_unsent()
+            };
             for (outcome, memory, records) in failed {
                 queue.queued.fetch_sub(1, Ordering::Relaxed);
                 self.settle_failed(&queue, &outcome, memory, records, ProduceError::TransactionAborted);
