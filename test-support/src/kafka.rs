@@ -404,6 +404,27 @@ impl Kafka {
         self.wait_started_after(i, starts)
     }
 
+    /// Chaos for a running test: each node in turn is killed with SIGKILL 3 s after the last
+    /// one is back and started again 3 s later, until every node went once and `at_least`
+    /// passed. Returns what it did, with times, for the test's failure message.
+    pub fn kill_each_in_turn(kafka: &std::sync::Mutex<Kafka>, at_least: Duration) -> Vec<String> {
+        let ids: Vec<i32> = kafka.lock().unwrap_or_else(|e| e.into_inner()).nodes.iter().map(|n| n.id).collect();
+        let started = Instant::now();
+        let mut log = Vec::new();
+        for (i, id) in ids.iter().copied().cycle().enumerate() {
+            if i >= ids.len() && started.elapsed() >= at_least {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(3));
+            kafka.lock().unwrap_or_else(|e| e.into_inner()).kill9(id).expect("kill -9");
+            log.push(format!("killed node {id} at {:.1?}", started.elapsed()));
+            std::thread::sleep(Duration::from_secs(3));
+            kafka.lock().unwrap_or_else(|e| e.into_inner()).restart(id).expect("a restarted node");
+            log.push(format!("node {id} back at {:.1?}", started.elapsed()));
+        }
+        log
+    }
+
     /// The last lines of every node's log, for a failure message.
     pub fn logs(&self) -> String {
         let mut out = String::new();

@@ -40,19 +40,7 @@ async fn sigkilling_each_node_in_turn_loses_and_duplicates_nothing() {
     let chaos = {
         let (kafka, done) = (kafka.clone(), done.clone());
         tokio::task::spawn_blocking(move || {
-            let started = Instant::now();
-            let mut log = Vec::new();
-            for (i, id) in [1, 2, 3].into_iter().cycle().enumerate() {
-                if i >= 3 && started.elapsed() >= run {
-                    break;
-                }
-                std::thread::sleep(Duration::from_secs(3));
-                kafka.lock().unwrap().kill9(id).unwrap();
-                log.push(format!("killed node {id} at {:.1?}", started.elapsed()));
-                std::thread::sleep(Duration::from_secs(3));
-                kafka.lock().unwrap().restart(id).unwrap();
-                log.push(format!("node {id} back at {:.1?}", started.elapsed()));
-            }
+            let log = Kafka::kill_each_in_turn(&kafka, run);
             std::thread::sleep(Duration::from_secs(2));
             done.store(true, std::sync::atomic::Ordering::SeqCst);
             log
