@@ -1,31 +1,38 @@
 //! A counting global allocator for tests that measure what decoding allocates. A test binary
 //! installs it with `#[global_allocator] static A: Counting = Counting;` and measures with
-//! [`peak_during`] (peak live bytes, all threads) or [`largest_during`] (the largest single
-//! allocation made by the calling thread).
+//! [`peak_during`] (peak live bytes allocated by the calling thread) or [`largest_during`] (the
+//! largest single allocation made by the calling thread). Both count the calling thread only:
+//! tests run on several threads at once, and what another test allocates meanwhile (its
+//! inputs, say) is not what the measured code allocated.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::Mutex;
 
-/// Forwards to the system allocator, counting live bytes, their peak, and the largest single
-/// allocation of a thread that asked for it.
+/// Forwards to the system allocator, counting, for a thread that asked, its live bytes and
+/// their peak, and its largest single allocation.
 pub struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Serialises measurements: the counters are global, and tests run on several threads.
-static MEASURING: Mutex<()> = Mutex::new(());
-
 thread_local! {
+    /// `Some((live, peak))` bytes since the start, while this thread measures with
+    /// [`peak_during`] (live may go below zero: it frees what it allocated before).
+    static HERE: Cell<Option<(isize, isize)>> = const { Cell::new(None) };
     /// `Some(largest so far)` while this thread measures with [`largest_during`].
     static LARGEST: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
-fn note(size: usize) {
-    let now = LIVE.fetch_add(size, Relaxed) + size;
-    PEAK.fetch_max(now, Relaxed);
+/// `delta` bytes allocated (or, negative, freed) by this thread.
+fn here(delta: isize) {
     // `try_with`: the thread-local may be gone while a thread shuts down.
+    let _ = HERE.try_with(|h| {
+        if let Some((live, peak)) = h.get() {
+            let live = live + delta;
+            h.set(Some((live, peak.max(live))));
+        }
+    });
+}
+
+fn note(size: usize) {
+    here(size as isize);
     let _ = LARGEST.try_with(|l| {
         if let Some(max) = l.get() {
             l.set(Some(max.max(size)));
@@ -45,25 +52,24 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
+        here(-(layout.size() as isize));
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_sub(layout.size(), Relaxed);
+        here(-(layout.size() as isize));
         note(new_size);
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
-/// Runs `f` alone (no other measured code runs meanwhile) and returns its result and the
-/// peak bytes allocated while it ran, above what was live before. Meaningful only in a test
-/// binary that installed [`Counting`].
+/// Runs `f` and returns its result and the peak bytes the calling thread allocated while it
+/// ran, above what was live before (`f` must not hand work to other threads). Meaningful only
+/// in a test binary that installed [`Counting`].
 pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let base = LIVE.load(Relaxed);
-    PEAK.store(base, Relaxed);
+    HERE.with(|h| h.set(Some((0, 0))));
     let out = f();
-    (out, PEAK.load(Relaxed).saturating_sub(base))
+    let peak = HERE.with(|h| h.replace(None)).map_or(0, |(_, peak)| peak);
+    (out, usize::try_from(peak).unwrap_or(0))
 }
 
 /// Runs `f` and returns its result and the largest single allocation it made on this thread.
