@@ -18,6 +18,7 @@ use kwire_runtime::framing::{Framer, SIZE_PREFIX};
 
 use crate::error::Error;
 use crate::in_flight::InFlight;
+use crate::outgoing::Outgoing;
 
 /// Produce's first version with `TransactionalId` ahead of `Acks` (the schema: "versions 3+").
 const TRANSACTIONAL_ID_SINCE: i16 = 3;
@@ -103,7 +104,12 @@ pub struct Connection<T = ()> {
     client_id: Option<String>,
     next_correlation_id: i32,
     pending: InFlight<Pending<T>>,
-    outgoing: BytesMut,
+    /// Request frames waiting to be written: copied parts and the callers' shared values.
+    outgoing: Outgoing,
+    /// Where the small parts of a frame are copied to before they become chunks of
+    /// `outgoing` (its spare capacity reused), and the chunks of the frame being encoded.
+    scratch: BytesMut,
+    staged: Vec<Bytes>,
     incoming: Framer,
 }
 
@@ -154,16 +160,18 @@ impl Connection {
             version,
             source,
         })?;
-        let start = self.outgoing.len();
-        kwire_runtime::frame::put_frame_size(&mut self.outgoing, header_bytes.len() + body.len())
+        self.scratch.clear();
+        kwire_runtime::frame::put_frame_size(&mut self.scratch, header_bytes.len() + body.len())
             .map_err(|source| Error::Encode { api, version, source })?;
-        self.outgoing.extend_from_slice(&header_bytes);
-        self.outgoing.extend_from_slice(body);
+        self.scratch.extend_from_slice(&header_bytes);
+        self.scratch.extend_from_slice(body);
+        let bytes = self.scratch.len();
+        self.outgoing.push(self.scratch.split().freeze());
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
         if expects_response {
             self.pending.expect(correlation_id, Pending { api, version: read_as, context: () });
         }
-        Ok(Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start })
+        Ok(Sent { correlation_id, api, version, expects_response, bytes })
     }
 
     /// The same connection, its requests from now on each carrying a `U` (see
@@ -179,6 +187,8 @@ impl Connection {
             next_correlation_id: self.next_correlation_id,
             pending: InFlight::new(usize::MAX),
             outgoing: self.outgoing,
+            scratch: self.scratch,
+            staged: self.staged,
             incoming: self.incoming,
         })
     }
@@ -192,7 +202,9 @@ impl<T> Connection<T> {
             next_correlation_id: 0,
             // The client bounds its requests in flight itself (`ClientConfig`).
             pending: InFlight::new(usize::MAX),
-            outgoing: BytesMut::new(),
+            outgoing: Outgoing::new(),
+            scratch: BytesMut::new(),
+            staged: Vec::new(),
             incoming: Framer::new(MIN_RESPONSE, max_frame_size),
         }
     }
@@ -209,13 +221,20 @@ impl<T> Connection<T> {
         let expects_response = !matches!(&body, RequestKind::Produce(p) if p.acks == 0);
         let correlation_id = self.next_correlation_id;
         let frame = RequestFrame::new(body, version, correlation_id, self.client_id.as_deref());
-        let start = self.outgoing.len();
-        if let Err(source) = frame.encode(&mut self.outgoing) {
-            self.outgoing.truncate(start);
+        // Record batches and other large values are shared, not copied (see `Outgoing`).
+        self.staged.clear();
+        if let Err(source) = frame.encode_vectored(&mut self.scratch, &mut self.staged) {
+            self.staged.clear();
+            self.scratch.clear();
             return Err((Error::Encode { api, version, source }, context));
         }
+        let mut bytes = 0;
+        for chunk in self.staged.drain(..) {
+            bytes += chunk.len();
+            self.outgoing.push(chunk);
+        }
         self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
-        let sent = Sent { correlation_id, api, version, expects_response, bytes: self.outgoing.len() - start };
+        let sent = Sent { correlation_id, api, version, expects_response, bytes };
         if !expects_response {
             return Ok((sent, Some(context)));
         }
@@ -223,14 +242,22 @@ impl<T> Connection<T> {
         Ok((sent, None))
     }
 
-    /// The bytes waiting to be written.
-    pub fn outgoing(&self) -> &[u8] {
-        &self.outgoing
+    /// The bytes waiting to be written, in one buffer (a copy when they are in several chunks).
+    pub fn outgoing(&self) -> Bytes {
+        self.outgoing.concat()
     }
 
-    /// Takes the bytes waiting to be written, leaving none.
+    /// Takes the bytes waiting to be written, leaving none, in one buffer (a copy when they
+    /// are in several chunks; [`Connection::take_outgoing_chunks`] copies nothing).
     pub fn take_outgoing(&mut self) -> Bytes {
-        self.outgoing.split().freeze()
+        std::mem::take(&mut self.outgoing).concat()
+    }
+
+    /// Takes the bytes waiting to be written, leaving none, as the chunks they are in: large
+    /// byte and records values (record batches) are the request's own `Bytes`, for a vectored
+    /// write (`tokio::io::AsyncWriteExt::write_all_buf`).
+    pub fn take_outgoing_chunks(&mut self) -> Outgoing {
+        std::mem::take(&mut self.outgoing)
     }
 
     /// Takes bytes read from the socket.

@@ -29,6 +29,7 @@ mod error;
 pub mod frame;
 mod handshake;
 pub mod in_flight;
+mod outgoing;
 pub mod requests;
 pub mod sasl;
 mod tasks;
@@ -41,6 +42,7 @@ pub use config::ClientConfig;
 pub use connection::{produce_acks, Answered, Connection, Received, Sent, DEFAULT_MAX_FRAME_SIZE};
 pub use error::Error;
 pub use handshake::Negotiated;
+pub use outgoing::Outgoing;
 pub use sasl::{Credentials, Mechanism};
 #[cfg(feature = "tls")]
 pub use tls::TlsConfig;

@@ -226,7 +226,7 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
             }
         }
         let Command { body, version, reply, permit, ticket, span } = command;
-        let (bytes, no_response) = {
+        let (mut bytes, no_response) = {
             let mut state = lock(&self.state);
             if let Some(error) = state.closed.clone() {
                 let _ = reply.send(Err(error));
@@ -250,12 +250,13 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
                 }
                 Ok((sent, no_response)) => {
                     span.record("correlation_id", sent.correlation_id).record("bytes_out", sent.bytes);
-                    (state.conn.take_outgoing(), no_response)
+                    (state.conn.take_outgoing_chunks(), no_response)
                 }
             }
         };
         let written = tokio::select! {
-            written = self.writer.write_all(&bytes) => written,
+            // One vectored write of the frame's chunks where the stream takes them.
+            written = self.writer.write_all_buf(&mut bytes) => written,
             _ = closing(&mut self.shutdown) => return false,
         };
         if let Err(e) = written {

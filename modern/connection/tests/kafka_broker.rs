@@ -76,7 +76,7 @@ async fn kip_511_fallback_when_the_broker_does_not_know_the_version() {
     };
     let sent = conn.send_encoded(ApiKey::ApiVersions, 100, &body.encode_to_bytes(3).unwrap(), 3).unwrap();
     let mut socket = StdTcpStream::connect(kafka.plaintext()).unwrap();
-    socket.write_all(conn.outgoing()).unwrap();
+    socket.write_all(&conn.outgoing()).unwrap();
     let mut buf = [0u8; 4096];
     let received = loop {
         let n = socket.read(&mut buf).unwrap();

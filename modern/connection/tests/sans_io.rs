@@ -191,3 +191,46 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_produce_requests_record_batches_reach_the_writer_without_a_copy() {
+    use bytes::Buf;
+    use kwire::messages::produce_request::{PartitionProduceData, TopicProduceData};
+    use kwire::Records;
+    // Two partitions' batches, large enough to be shared (and one too small to be worth it).
+    let batch = |fill: u8, len: usize| bytes::Bytes::from(vec![fill; len]);
+    let (a, b, small) = (batch(1, 64 * 1024), batch(2, 4096), batch(3, 100));
+    let partition = |index: i32, records: &bytes::Bytes| PartitionProduceData {
+        index,
+        records: Some(Records::from_bytes(records.clone())),
+        ..Default::default()
+    };
+    let request = ProduceRequest {
+        acks: -1,
+        timeout_ms: 1000,
+        topic_data: vec![TopicProduceData {
+            name: "t".into(),
+            partition_data: vec![partition(0, &a), partition(1, &b), partition(2, &small)],
+            ..Default::default()
+        }]
+        .into_iter()
+        .collect(),
+        ..Default::default()
+    };
+    let mut conn = Connection::new(Some("t"), 1 << 20);
+    let sent = conn.send(request.clone(), 9).unwrap();
+    let chunks = conn.take_outgoing_chunks();
+    assert!(conn.outgoing().is_empty());
+    // The bytes are the frame the contiguous encoder writes...
+    let mut expected = BytesMut::new();
+    kwire::messages::RequestFrame::new(request, 9, 0, Some("t")).encode(&mut expected).unwrap();
+    assert_eq!((chunks.remaining(), sent.bytes), (expected.len(), expected.len()));
+    assert_eq!(chunks.concat(), &expected[..]);
+    // ...and the large batches are the caller's own buffers, not copies of them.
+    let mut slices = [std::io::IoSlice::new(&[]); 16];
+    let n = chunks.chunks_vectored(&mut slices);
+    assert_eq!(n, chunks.chunk_count());
+    let shared = |buf: &bytes::Bytes| slices[..n].iter().any(|s| s.as_ptr() == buf.as_ptr() && s.len() == buf.len());
+    assert!(shared(&a) && shared(&b), "the batches were copied");
+    assert!(!shared(&small), "a 100-byte batch is copied with the frame's other small parts");
+}
