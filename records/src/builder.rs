@@ -47,6 +47,9 @@ pub struct BatchOptions {
     pub control: bool,
     /// Magic 2: a delete horizon, stored as the base timestamp.
     pub delete_horizon: Option<i64>,
+    /// The codec's level (Kafka's `compression.<codec>.level`), `None` for its default; see
+    /// [`compress_at`](crate::compression::compress_at) for what each codec honours.
+    pub compression_level: Option<i32>,
 }
 
 impl Default for BatchOptions {
@@ -63,6 +66,7 @@ impl Default for BatchOptions {
             transactional: false,
             control: false,
             delete_horizon: None,
+            compression_level: None,
         }
     }
 }
@@ -301,7 +305,7 @@ impl BatchBuilder {
             Compression::None => self.buf,
             codec => {
                 let records = self.buf.get(V2_HEADER_LEN..).unwrap_or_default();
-                let compressed = compression::compress(codec, 2, records)?;
+                let compressed = compression::compress_at(codec, 2, records, o.compression_level)?;
                 let mut out = Vec::with_capacity(V2_HEADER_LEN + compressed.len());
                 out.resize(V2_HEADER_LEN, 0);
                 out.extend_from_slice(&compressed);
@@ -351,7 +355,7 @@ impl BatchBuilder {
         if codec == Compression::None {
             return Ok(Bytes::from(self.buf));
         }
-        let compressed = compression::compress(codec, o.magic, &self.buf)?;
+        let compressed = compression::compress_at(codec, o.magic, &self.buf, o.compression_level)?;
         let log_append = o.log_append_time.is_some() && o.magic == 1;
         let timestamp = o.log_append_time.or(self.max_timestamp).unwrap_or(NO_TIMESTAMP);
         let attributes = Attributes::build(codec, log_append, false, false, false);

@@ -171,6 +171,7 @@ fn rebuild(case: &Value) -> Option<Bytes> {
         transactional: o["transactional"].as_bool()?,
         control: o["control"].as_bool()?,
         delete_horizon: None,
+        compression_level: None,
     };
     let mut builder = BatchBuilder::new(options).expect("valid options");
     for r in case["inputs"].as_array()? {

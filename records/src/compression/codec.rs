@@ -17,6 +17,22 @@ pub enum Compression {
     Zstd,
 }
 
+/// A codec's compression levels, as Kafka's `CompressionType` bounds them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Levels {
+    pub min: i32,
+    pub max: i32,
+    /// The level used when none is set (for gzip, zlib's -1).
+    pub default: i32,
+}
+
+impl Levels {
+    /// Whether Kafka accepts `level`: within the bounds, or the default.
+    pub fn accepts(self, level: i32) -> bool {
+        level == self.default || (self.min..=self.max).contains(&level)
+    }
+}
+
 impl Compression {
     /// Every codec, in attribute order.
     pub const ALL: [Compression; 5] =
@@ -61,6 +77,18 @@ impl Compression {
             Compression::Snappy => cfg!(feature = "snappy"),
             Compression::Lz4 => cfg!(feature = "lz4"),
             Compression::Zstd => cfg!(feature = "zstd"),
+        }
+    }
+
+    /// The levels Kafka accepts for the codec (`compression.gzip.level`, `compression.lz4.level`,
+    /// `compression.zstd.level`, KIP-390) and its default; `None` for codecs without levels.
+    pub fn levels(self) -> Option<Levels> {
+        match self {
+            // zlib's -1 is its default, level 6.
+            Compression::Gzip => Some(Levels { min: 1, max: 9, default: -1 }),
+            Compression::Lz4 => Some(Levels { min: 1, max: 17, default: 9 }),
+            Compression::Zstd => Some(Levels { min: -131072, max: 22, default: 3 }),
+            Compression::None | Compression::Snappy => None,
         }
     }
 

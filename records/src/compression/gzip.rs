@@ -10,9 +10,11 @@ use super::bounded::read_bounded;
 use super::Compression;
 use crate::error::{BuildError, RecordsErrorKind};
 
-pub(super) fn compress(data: &[u8]) -> Result<Vec<u8>, BuildError> {
+/// At `level` 1 to 9, or -1 for zlib's default (6), as `java.util.zip.Deflater` takes them.
+pub(super) fn compress(data: &[u8], level: i32) -> Result<Vec<u8>, BuildError> {
     let fail = |e: std::io::Error| BuildError::Compression { codec: Compression::Gzip, reason: e.to_string() };
-    let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 2 + 64), flate2::Compression::new(6));
+    let level = u32::try_from(level).ok().filter(|l| (1..=9).contains(l)).unwrap_or(6);
+    let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 2 + 64), flate2::Compression::new(level));
     encoder.write_all(data).map_err(fail)?;
     encoder.finish().map_err(fail)
 }

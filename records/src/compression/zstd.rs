@@ -1,7 +1,7 @@
 //! Zstandard. By default pure Rust (`ruzstd`): it reads every frame Kafka's clients write and
 //! writes at its fastest level, about zstd's level 1, so that a default build compiles no C.
-//! With the `libzstd` feature the C library is used instead, at level 3 (Kafka's default
-//! `compression.zstd.level`), which compresses better and decodes faster.
+//! With the `libzstd` feature the C library is used instead, at the level asked for (Kafka's
+//! `compression.zstd.level`, 3 by default), which compresses better and decodes faster.
 //!
 //! Either way a batch may hold several frames back to back (zstd's streaming decoders read them
 //! as one stream), and output is bounded by the caller's limit however large a frame claims to be.
@@ -18,10 +18,8 @@ fn failed(reason: impl ToString) -> RecordsErrorKind {
 mod engine {
     use super::*;
 
-    const LEVEL: i32 = 3;
-
-    pub(crate) fn compress(data: &[u8]) -> Result<Vec<u8>, BuildError> {
-        ::zstd::bulk::compress(data, LEVEL)
+    pub(crate) fn compress(data: &[u8], level: i32) -> Result<Vec<u8>, BuildError> {
+        ::zstd::bulk::compress(data, level)
             .map_err(|e| BuildError::Compression { codec: Compression::Zstd, reason: e.to_string() })
     }
 
@@ -43,7 +41,8 @@ mod engine {
 
     use super::*;
 
-    pub(crate) fn compress(data: &[u8]) -> Result<Vec<u8>, BuildError> {
+    /// ruzstd writes one level (its others are not implemented): `level` is not used.
+    pub(crate) fn compress(data: &[u8], _level: i32) -> Result<Vec<u8>, BuildError> {
         Ok(compress_to_vec(data, CompressionLevel::Fastest))
     }
 
@@ -83,8 +82,8 @@ mod tests {
 
     #[test]
     fn frames_back_to_back_read_as_one_stream() {
-        let mut two = compress(b"first frame, ").unwrap();
-        two.extend(compress(b"second frame").unwrap());
+        let mut two = compress(b"first frame, ", 3).unwrap();
+        two.extend(compress(b"second frame", 3).unwrap());
         assert_eq!(decompress(&two, 100).unwrap(), b"first frame, second frame");
         assert!(matches!(decompress(&two, 10), Err(RecordsErrorKind::DecompressedTooLarge { .. })));
     }
@@ -92,7 +91,7 @@ mod tests {
     #[test]
     fn garbage_and_truncation_are_errors() {
         assert!(matches!(decompress(b"not zstd at all", 100), Err(RecordsErrorKind::Decompression { .. })));
-        let frame = compress(&[7u8; 4096]).unwrap();
+        let frame = compress(&[7u8; 4096], 3).unwrap();
         assert!(decompress(&frame[..frame.len() - 3], 1 << 20).is_err());
     }
 }
