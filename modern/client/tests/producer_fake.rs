@@ -225,7 +225,9 @@ async fn every_codec_and_every_acks_setting_writes_readable_batches() {
     let fake = cluster(1, "codecs", 2).await;
     for codec in [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
         for acks in [Acks::All, Acks::Leader, Acks::None] {
-            let producer = Producer::connect(config(&fake).compression(codec).acks(acks)).await.unwrap();
+            // Levels of Kafka's other than the defaults (KIP-390) write readable batches too.
+            let levels = config(&fake).compression_level(Compression::Gzip, 9).compression_level(Compression::Zstd, 10);
+            let producer = Producer::connect(levels.compression(codec).acks(acks)).await.unwrap();
             let prefix = format!("{codec}-{acks:?}");
             let sent = send_values(&producer, "codecs", &prefix, 50).await;
             assert!(
@@ -348,4 +350,114 @@ async fn dropping_the_producer_fails_what_it_held_and_stops() {
     let error = tokio::time::timeout(Duration::from_secs(5), delivery).await.expect("no hang").unwrap_err();
     assert!(matches!(error, ProduceError::IllegalState(_)), "{error}");
     fake.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_batch_refused_as_too_large_is_split_and_every_record_lands_once_in_order() {
+    use kwire::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
+    use kwire::messages::CreateTopicsRequest;
+    use kwire_client::producer::ProducerHook;
+    let fake = FakeCluster::start(FakeConfig::default().nodes(1)).await.expect("fake cluster");
+    // A topic whose batches may hold at most 4 KiB, and a producer whose batches hold 64 KiB.
+    let topic = CreatableTopic {
+        name: "small".into(),
+        num_partitions: 2,
+        replication_factor: 1,
+        configs: [CreatableTopicConfig {
+            name: "max.message.bytes".into(),
+            value: Some("4096".into()),
+            ..Default::default()
+        }]
+        .into_iter()
+        .collect(),
+        ..Default::default()
+    };
+    let request = CreateTopicsRequest { topics: [topic].into_iter().collect(), timeout_ms: 5000, ..Default::default() };
+    let admin = kwire_connection::Cluster::connect(&[&fake.bootstrap_servers()], Default::default()).await.unwrap();
+    let created = admin.any().await.unwrap().send(request).await.unwrap();
+    assert_eq!(created.topics.first().unwrap().error_code, ErrorCode::NONE);
+
+    struct Splits(AtomicUsize);
+    impl ProducerHook for Splits {
+        fn on_batch_error(&self, _topic: &str, _partition: i32, error: &ProduceError, will_retry: bool) {
+            if matches!(error, ProduceError::Broker { code: ErrorCode::MESSAGE_TOO_LARGE, .. }) && will_retry {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    let splits = Arc::new(Splits(AtomicUsize::new(0)));
+    let producer =
+        Producer::connect(config(&fake).linger(Duration::from_millis(200)).batch_size(64 * 1024)).await.unwrap();
+    producer.add_hook(splits.clone());
+    let sent = send_values(&producer, "small", &"v".repeat(90), 400).await;
+    assert!(splits.0.load(Ordering::Relaxed) > 0, "no batch was refused: the test proves nothing");
+    check_exactly_once_in_order(&fake, "small", 2, &sent);
+    let stored: usize = (0..2).map(|p| fake.batches("small", p).unwrap().len()).sum();
+    assert!(stored >= 400 * 100 / 4096, "{stored} batches of at most 4 KiB hold 40 KB");
+    // A record that cannot fit on its own is not split: it fails, naming the limit.
+    let big = producer.send(ProducerRecord::new("small", vec![b'x'; 5000])).await.unwrap();
+    assert!(matches!(big.await, Err(ProduceError::RecordTooLarge { .. })));
+    producer.close(Duration::from_secs(5)).await.unwrap();
+    fake.shutdown().await;
+}
+
+/// Share of the records sent after the first 300 ms that went to partitions led by `slow`,
+/// a broker that holds every Produce for 3 s, with `partitioner.availability.timeout.ms`
+/// at `timeout` (KIP-794).
+async fn share_sent_to_a_stuck_broker(timeout: Duration) -> f64 {
+    let fake = cluster(2, "avail", 4).await;
+    let slow = fake.leader("avail", 0).unwrap();
+    let led_by_slow: Vec<i32> = (0..4).filter(|p| fake.leader("avail", *p) == Some(slow)).collect();
+    let config = config(&fake)
+        .batch_size(200)
+        .max_in_flight(1)
+        .delivery_timeout(Duration::from_secs(60))
+        .partitioner_availability_timeout(timeout);
+    let producer = Producer::connect(config).await.unwrap();
+    let stuck = fake.intercept(ApiKey::Produce, Times::Always, move |seen| {
+        if seen.node == slow {
+            Action::Delay(Duration::from_secs(3))
+        } else {
+            Action::Pass
+        }
+    });
+    let start = tokio::time::Instant::now();
+    let (mut late, mut late_to_slow) = (0usize, 0usize);
+    let mut deliveries = Vec::new();
+    while start.elapsed() < Duration::from_millis(1000) {
+        for _ in 0..5 {
+            let d = producer
+                .send(ProducerRecord::new("avail", "a value of some forty bytes, or thereabouts"))
+                .await
+                .unwrap();
+            if start.elapsed() > Duration::from_millis(300) {
+                late += 1;
+                late_to_slow += usize::from(led_by_slow.contains(&d.partition()));
+            }
+            deliveries.push(d);
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    // The broker recovers: everything is delivered.
+    fake.remove_hook(stuck);
+    for d in deliveries {
+        d.await.expect("delivered once the slow broker answers");
+    }
+    producer.close(Duration::from_secs(5)).await.unwrap();
+    fake.shutdown().await;
+    late_to_slow as f64 / late.max(1) as f64
+}
+
+#[tokio::test]
+async fn records_without_a_key_avoid_a_broker_that_stopped_taking_batches() {
+    // Off (the default): adaptive partitioning only weighs the stuck broker's long queues
+    // down (about 5% of the records still went there in runs here); with the timeout it is
+    // left out.
+    let off = share_sent_to_a_stuck_broker(Duration::ZERO).await;
+    let on = share_sent_to_a_stuck_broker(Duration::from_millis(50)).await;
+    assert!(off > 0.01, "without the timeout {off:.3} of the records went to the stuck broker");
+    assert!(
+        on < 0.01 && on < off / 4.0,
+        "with a 50 ms timeout {on:.3} still went to the stuck broker ({off:.3} without)"
+    );
 }

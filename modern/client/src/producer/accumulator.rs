@@ -40,13 +40,18 @@ impl TopicQueues {
         self.partitions.len() as i32
     }
 
-    /// The partitions with a leader, with their queues, for the sticky choice.
-    pub fn candidates(&self) -> Vec<Candidate> {
-        self.partitions
-            .iter()
-            .filter(|p| p.leader() >= 0)
-            .map(|p| Candidate { partition: p.partition, queued: p.queued.load(Ordering::Relaxed) })
-            .collect()
+    /// The partitions with a leader, with their queues, for the sticky choice: those whose
+    /// leader is `available`, or every one with a leader when none is.
+    pub fn candidates(&self, available: impl Fn(i32) -> bool) -> Vec<Candidate> {
+        let led = || self.partitions.iter().filter(|p| p.leader() >= 0);
+        let of =
+            |p: &Arc<PartitionQueue>| Candidate { partition: p.partition, queued: p.queued.load(Ordering::Relaxed) };
+        let usable: Vec<Candidate> = led().filter(|p| available(p.leader())).map(of).collect();
+        if usable.is_empty() {
+            led().map(of).collect()
+        } else {
+            usable
+        }
     }
 }
 
@@ -91,6 +96,7 @@ pub(crate) struct PartitionState {
 pub(crate) struct BatchSettings<'a> {
     pub batch_size: usize,
     pub compression: Compression,
+    pub compression_level: Option<i32>,
     pub idempotent: bool,
     pub transactional: bool,
     pub identity: &'a Idempotence,
@@ -244,7 +250,13 @@ impl PartitionQueue {
                 hint => hint.min(settings.batch_size) + 1024,
             }
             .max(estimate + 64);
-            st.open = Some(OpenBatch::new(settings.compression, settings.transactional, capacity, Instant::now()));
+            st.open = Some(OpenBatch::new(
+                settings.compression,
+                settings.compression_level,
+                settings.transactional,
+                capacity,
+                Instant::now(),
+            ));
             self.queued.fetch_add(1, Ordering::Relaxed);
         }
         let open = st.open.as_mut().expect("opened above");

@@ -32,15 +32,23 @@ pub(crate) struct OpenBatch {
     pub memory: usize,
     /// What the batch will take once its records are in: their upper-bound sizes.
     pub estimated: usize,
+    /// The codec's level (`compression.<codec>.level`), `None` for its default.
+    level: Option<i32>,
 }
 
 impl OpenBatch {
-    pub fn new(compression: Compression, transactional: bool, capacity: usize, now: Instant) -> OpenBatch {
-        let options = BatchOptions { transactional, ..BatchOptions::new(2, compression) };
+    pub fn new(
+        compression: Compression,
+        level: Option<i32>,
+        transactional: bool,
+        capacity: usize,
+        now: Instant,
+    ) -> OpenBatch {
+        let options = BatchOptions { transactional, compression_level: level, ..BatchOptions::new(2, compression) };
         // Magic 2 with a built codec never fails (the config checked the codec).
         let builder = BatchBuilder::with_capacity(options, capacity)
             .unwrap_or_else(|_| BatchBuilder::new(BatchOptions::default()).expect("magic 2, no codec"));
-        OpenBatch { builder, outcome: Outcome::new(), created: now, memory: 0, estimated: HEADER_LEN }
+        OpenBatch { builder, outcome: Outcome::new(), created: now, memory: 0, estimated: HEADER_LEN, level }
     }
 
     pub fn records(&self) -> usize {
@@ -86,6 +94,7 @@ impl OpenBatch {
                 attempts: 0,
                 base_sequence,
                 identity,
+                level: self.level,
             }),
             Err(e) => Err((self.outcome, ProduceError::InvalidRecord(e.to_string()))),
         }
@@ -106,6 +115,8 @@ pub(crate) struct ProducerBatch {
     /// -1 unless idempotent.
     pub base_sequence: i32,
     pub identity: Identity,
+    /// The codec's level it was built at.
+    pub level: Option<i32>,
 }
 
 impl ProducerBatch {
@@ -129,6 +140,61 @@ impl ProducerBatch {
         self.bytes = bytes.freeze();
         self.identity = identity;
         self.base_sequence = base_sequence;
+    }
+}
+
+impl ProducerBatch {
+    /// Splits a batch the broker refused as too large (MESSAGE_TOO_LARGE) into batches of at
+    /// most about `target` bytes of records each, as Kafka's producer does: the records in
+    /// their order, each part with the whole's producer, its own base sequence (the whole's
+    /// plus the records before it, so the sequences after it stay valid), its creation time
+    /// (the delivery timeout runs on) and a share of its `buffer.memory`. Each part comes with
+    /// the offset delta of its first record in the whole. `None` when there is nothing to split
+    /// (one record) or the batch does not read back.
+    pub fn split(&self, target: usize) -> Option<Vec<(i32, ProducerBatch)>> {
+        use kwire_records::{Batch, RecordsExt};
+        if self.records < 2 {
+            return None;
+        }
+        let whole = kwire::Records::from_bytes(self.bytes.clone());
+        // The parts are built as the whole was: its codec, transactional or not.
+        let Some(Ok(Batch::V2(read))) = whole.batches().next() else { return None };
+        let attributes = read.header().attributes;
+        let (compression, transactional) = (attributes.compression()?, attributes.is_transactional());
+        let mut opened: Vec<(i32, OpenBatch)> = Vec::new();
+        for (index, record) in whole.records().enumerate() {
+            let record = record.ok()?;
+            let estimate = super::record::size_upper_bound(record.key.as_ref(), record.value.as_ref(), &record.headers);
+            let full = opened.last().is_none_or(|(_, open)| open.records() > 0 && open.estimated + estimate > target);
+            if full {
+                opened.push((
+                    index as i32,
+                    OpenBatch::new(compression, self.level, transactional, target.min(self.uncompressed), self.created),
+                ));
+            }
+            let (_, open) = opened.last_mut()?;
+            open.append(record.timestamp, record.key.as_deref(), record.value.as_deref(), &record.headers, estimate)
+                .ok()?;
+        }
+        let count: usize = opened.iter().map(|(_, open)| open.records()).sum();
+        if count != self.records as usize || opened.len() < 2 {
+            return None;
+        }
+        // The whole's memory, shared out by records (what is left over goes to the last part).
+        let mut memory_left = self.memory;
+        let parts = opened.len();
+        let mut out = Vec::with_capacity(parts);
+        for (i, (start, open)) in opened.into_iter().enumerate() {
+            let memory =
+                if i + 1 == parts { memory_left } else { self.memory * open.records() / self.records as usize };
+            memory_left -= memory;
+            let base_sequence = if self.base_sequence >= 0 { add_sequence(self.base_sequence, start) } else { -1 };
+            let mut part = open.close(self.identity, base_sequence).ok()?;
+            part.memory = memory;
+            part.created = self.created;
+            out.push((start, part));
+        }
+        Some(out)
     }
 }
 
@@ -157,7 +223,7 @@ mod tests {
 
     #[test]
     fn a_restamped_batch_reads_back_with_its_new_producer_fields_and_a_good_crc() {
-        let mut open = OpenBatch::new(Compression::Lz4, false, 1024, Instant::now());
+        let mut open = OpenBatch::new(Compression::Lz4, None, false, 1024, Instant::now());
         for i in 0..3 {
             open.append(1_000 + i, Some(b"k"), Some(b"v"), &[], 20).unwrap();
         }
@@ -174,5 +240,40 @@ mod tests {
         assert!(sequence_at_or_before(3, 3) && sequence_at_or_before(3, 9) && !sequence_at_or_before(9, 3));
         assert!(sequence_at_or_before(i32::MAX - 1, 2), "across the wrap");
         assert!(!sequence_at_or_before(-1, 2));
+    }
+
+    #[test]
+    fn a_split_batch_keeps_its_records_in_order_with_sequences_that_continue_the_whole() {
+        let mut open = OpenBatch::new(Compression::Zstd, Some(19), true, 1 << 16, Instant::now());
+        let value = vec![7u8; 300];
+        for i in 0..10i64 {
+            let key = i.to_string();
+            let headers = [kwire_records::Header { key: "h".into(), value: Some(key.clone().into()) }];
+            open.append(1_000 + i, Some(key.as_bytes()), Some(&value), &headers, 340).unwrap();
+        }
+        let mut whole = open.close(Identity { id: 9, epoch: 3 }, 40).map_err(|e| e.1).unwrap();
+        whole.memory = 3400;
+        assert!(whole.split(1 << 20).is_none(), "it fits: nothing to split");
+        let parts = whole.split(1200).expect("split");
+        assert_eq!(parts.iter().map(|(start, _)| *start).collect::<Vec<_>>(), [0, 3, 6, 9]);
+        assert_eq!(parts.iter().map(|(_, p)| p.memory).sum::<usize>(), 3400);
+        let mut next = 0i64;
+        for (start, part) in &parts {
+            assert_eq!((part.base_sequence, part.identity), (40 + start, whole.identity));
+            let records = Records::from_bytes(part.bytes.clone());
+            let Some(Ok(Batch::V2(read))) = records.batches().next() else { panic!("one v2 batch") };
+            assert!(read.header().attributes.is_transactional());
+            assert_eq!(read.header().attributes.compression(), Some(Compression::Zstd));
+            for record in records.records() {
+                let record = record.unwrap();
+                assert_eq!(
+                    (record.timestamp, record.key.as_deref()),
+                    (1_000 + next, Some(next.to_string().as_bytes()))
+                );
+                assert_eq!(record.headers[0].value.as_deref(), Some(next.to_string().as_bytes()));
+                next += 1;
+            }
+        }
+        assert_eq!(next, 10);
     }
 }

@@ -54,6 +54,12 @@ pub struct ProducerConfig {
     pub buffer_memory: usize,
     pub max_block: Duration,
     pub compression: Compression,
+    /// `compression.gzip.level` (-1: zlib's default, 6), `compression.lz4.level` (9),
+    /// `compression.zstd.level` (3): the one of `compression.type` applies (KIP-390). See
+    /// `kwire_records::compression::compress_at` for what each codec honours.
+    pub compression_gzip_level: i32,
+    pub compression_lz4_level: i32,
+    pub compression_zstd_level: i32,
     pub max_in_flight: usize,
     /// `None` until set: on by default unless `acks` or `max.in.flight...` conflict with it,
     /// as Kafka's client decides since 3.0.
@@ -68,6 +74,9 @@ pub struct ProducerConfig {
     pub transaction_timeout: Duration,
     pub partitioner_ignore_keys: bool,
     pub partitioner_adaptive: bool,
+    /// `partitioner.availability.timeout.ms`: a broker with batches ready this long without
+    /// taking any is left out of the choice for records without a key (0: never).
+    pub partitioner_availability_timeout: Duration,
     pub metadata_max_age: Duration,
     pub transaction_protocol: TransactionProtocol,
     /// A partitioner of the user's, consulted before Kafka's.
@@ -109,6 +118,9 @@ impl Default for ProducerConfig {
             buffer_memory: 32 << 20,
             max_block: Duration::from_secs(60),
             compression: Compression::None,
+            compression_gzip_level: -1,
+            compression_lz4_level: 9,
+            compression_zstd_level: 3,
             max_in_flight: 5,
             enable_idempotence: None,
             delivery_timeout: Duration::from_secs(120),
@@ -124,6 +136,7 @@ impl Default for ProducerConfig {
             transaction_timeout: Duration::from_secs(60),
             partitioner_ignore_keys: false,
             partitioner_adaptive: true,
+            partitioner_availability_timeout: Duration::ZERO,
             metadata_max_age: Duration::from_secs(300),
             transaction_protocol: TransactionProtocol::Auto,
             partitioner: None,
@@ -177,6 +190,9 @@ impl ProducerConfig {
             "buffer.memory" => self.buffer_memory = parse_int(key, value, 0, i64::MAX as usize)?,
             "max.block.ms" => self.max_block = ms()?,
             "compression.type" => self.compression = compression_named(key, value)?,
+            "compression.gzip.level" => self.compression_gzip_level = parse_int(key, value, i32::MIN, i32::MAX)?,
+            "compression.lz4.level" => self.compression_lz4_level = parse_int(key, value, i32::MIN, i32::MAX)?,
+            "compression.zstd.level" => self.compression_zstd_level = parse_int(key, value, i32::MIN, i32::MAX)?,
             "max.in.flight.requests.per.connection" => {
                 self.max_in_flight = parse_int(key, value, 1, i32::MAX as usize)?
             }
@@ -193,6 +209,7 @@ impl ProducerConfig {
             "transaction.timeout.ms" => self.transaction_timeout = ms()?,
             "partitioner.ignore.keys" => self.partitioner_ignore_keys = parse_bool(key, value)?,
             "partitioner.adaptive.partitioning.enable" => self.partitioner_adaptive = parse_bool(key, value)?,
+            "partitioner.availability.timeout.ms" => self.partitioner_availability_timeout = ms()?,
             "metadata.max.age.ms" => self.metadata_max_age = ms()?,
             "sasl.mechanism" => {
                 parse_choice(key, value, &["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])?;
@@ -259,6 +276,21 @@ impl ProducerConfig {
     }
     pub fn compression(mut self, codec: Compression) -> Self {
         self.compression = codec;
+        self
+    }
+    /// `partitioner.availability.timeout.ms` (0, the default: off).
+    pub fn partitioner_availability_timeout(mut self, timeout: Duration) -> Self {
+        self.partitioner_availability_timeout = timeout;
+        self
+    }
+    /// `compression.<codec>.level` for `codec` (gzip, lz4 or zstd; others have no levels).
+    pub fn compression_level(mut self, codec: Compression, level: i32) -> Self {
+        match codec {
+            Compression::Gzip => self.compression_gzip_level = level,
+            Compression::Lz4 => self.compression_lz4_level = level,
+            Compression::Zstd => self.compression_zstd_level = level,
+            Compression::None | Compression::Snappy => {}
+        }
         self
     }
     pub fn max_in_flight(mut self, requests: usize) -> Self {
@@ -360,7 +392,36 @@ impl ProducerConfig {
         if !self.compression.is_built() {
             return Err(ConfigError::new("compression.type", self.compression.name(), "this build has no such codec"));
         }
+        for (codec, level) in [
+            (Compression::Gzip, self.compression_gzip_level),
+            (Compression::Lz4, self.compression_lz4_level),
+            (Compression::Zstd, self.compression_zstd_level),
+        ] {
+            let key = format!("compression.{}.level", codec.name());
+            let levels = codec.levels().expect("the codecs with levels");
+            if !levels.accepts(level) {
+                let why = format!("must be between {} and {}", levels.min, levels.max);
+                return Err(ConfigError::new(&key, &level.to_string(), why));
+            }
+            if codec == Compression::Lz4 && level != levels.default {
+                return Err(ConfigError::new(
+                    &key,
+                    &level.to_string(),
+                    "only Kafka's default 9 (lz4's fast compressor) is written here; other levels are LZ4 HC",
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The level of the codec `compression.type` names (`None`: no codec, or snappy).
+    pub fn level_of_compression(&self) -> Option<i32> {
+        match self.compression {
+            Compression::Gzip => Some(self.compression_gzip_level),
+            Compression::Lz4 => Some(self.compression_lz4_level),
+            Compression::Zstd => Some(self.compression_zstd_level),
+            Compression::None | Compression::Snappy => None,
+        }
     }
 
     /// The connection settings the producer's cluster is opened with.
@@ -407,5 +468,22 @@ mod tests {
         assert!(ProducerConfig::new("a:1").idempotent(), "on by default");
         let short = ProducerConfig::new("a:1").delivery_timeout(Duration::from_secs(1));
         assert_eq!(short.validate().unwrap_err().key, "delivery.timeout.ms");
+    }
+
+    #[test]
+    fn compression_levels_are_kafkas_keys_with_kafkas_bounds() {
+        let config = ProducerConfig::new("a:1")
+            .set_all([("compression.type", "gzip"), ("compression.gzip.level", "1"), ("compression.zstd.level", "-5")])
+            .unwrap();
+        assert!(config.validate().is_ok());
+        assert_eq!(config.level_of_compression(), Some(1));
+        assert_eq!(ProducerConfig::new("a:1").compression(Compression::Zstd).level_of_compression(), Some(3));
+        assert_eq!(ProducerConfig::new("a:1").level_of_compression(), None, "no codec, no level");
+        for (key, value) in
+            [("compression.gzip.level", "10"), ("compression.zstd.level", "23"), ("compression.lz4.level", "12")]
+        {
+            let error = ProducerConfig::new("a:1").set_all([(key, value)]).unwrap().validate().unwrap_err();
+            assert_eq!((error.key.as_str(), error.value.as_str()), (key, value));
+        }
     }
 }

@@ -21,6 +21,7 @@
 //! ```
 
 mod accumulator;
+mod availability;
 mod batch;
 pub mod config;
 mod delivery;
@@ -97,6 +98,8 @@ pub(crate) struct Inner {
     metrics: Metrics,
     hooks: Hooks,
     sinks: Mutex<HashMap<i32, Arc<Notify>>>,
+    /// Which brokers keep up (`partitioner.availability.timeout.ms`).
+    availability: availability::Availability,
     metadata_wanted: Notify,
     new_id_wanted: Notify,
     /// Sends are refused (closing or closed).
@@ -135,6 +138,7 @@ impl Producer {
             metrics: Metrics::default(),
             hooks: Hooks::default(),
             sinks: Mutex::new(HashMap::new()),
+            availability: Default::default(),
             metadata_wanted: Notify::new(),
             new_id_wanted: Notify::new(),
             closed: AtomicBool::new(false),
@@ -290,6 +294,7 @@ impl Inner {
         BatchSettings {
             batch_size: self.config.batch_size.max(1),
             compression: self.config.compression,
+            compression_level: self.config.level_of_compression(),
             idempotent: self.idempotent,
             transactional: self.txn.is_some(),
             identity: &self.identity,
@@ -502,7 +507,15 @@ impl Inner {
                     (None, Some(key)) if !config.partitioner_ignore_keys => partition_for_key(key, partitions),
                     _ => {
                         sticky = true;
-                        topic.sticky.current(partitions, || topic.candidates(), config.partitioner_adaptive)
+                        // A broker that stopped taking batches is left out (KIP-794), only
+                        // with adaptive partitioning, as in Kafka's producer.
+                        let timeout = if config.partitioner_adaptive {
+                            config.partitioner_availability_timeout
+                        } else {
+                            Duration::ZERO
+                        };
+                        let available = |leader| !self.availability.unavailable(leader, timeout);
+                        topic.sticky.current(partitions, || topic.candidates(available), config.partitioner_adaptive)
                     }
                 }
             }

@@ -67,15 +67,21 @@ impl ProducerRecord {
     /// its offset and timestamp deltas: what batches are filled and memory reserved by, as
     /// Kafka's `estimateSizeInBytesUpperBound` does.
     pub fn size_upper_bound(&self) -> usize {
-        let nullable = |b: Option<&Bytes>| b.map_or(1, |b| varint_size(b.len() as i32) + b.len());
-        let mut size = 1 + varlong_size(i64::MAX) + varint_size(i32::MAX);
-        size += nullable(self.key.as_ref()) + nullable(self.value.as_ref());
-        size += varint_size(self.headers.len() as i32);
-        for header in &self.headers {
-            size += varint_size(header.key.len() as i32) + header.key.len() + nullable(header.value.as_ref());
-        }
-        size + varint_size(i32::MAX)
+        size_upper_bound(self.key.as_ref(), self.value.as_ref(), &self.headers)
     }
+}
+
+/// [`ProducerRecord::size_upper_bound`] of a record's parts (also of one read back from a
+/// batch being split).
+pub(crate) fn size_upper_bound(key: Option<&Bytes>, value: Option<&Bytes>, headers: &[Header]) -> usize {
+    let nullable = |b: Option<&Bytes>| b.map_or(1, |b| varint_size(b.len() as i32) + b.len());
+    let mut size = 1 + varlong_size(i64::MAX) + varint_size(i32::MAX);
+    size += nullable(key) + nullable(value);
+    size += varint_size(headers.len() as i32);
+    for header in headers {
+        size += varint_size(header.key.len() as i32) + header.key.len() + nullable(header.value.as_ref());
+    }
+    size + varint_size(i32::MAX)
 }
 
 /// Where Kafka wrote a record, as Java's `RecordMetadata` says it.

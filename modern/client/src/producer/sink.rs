@@ -115,12 +115,20 @@ impl Sink {
             if drained.is_empty() {
                 break;
             }
+            self.inner.availability.ready(self.broker, now);
             let Some(client) = self.client().await else {
                 self.undo(drained);
                 next = earliest(next, self.reconnect_at);
                 break;
             };
             self.issue(&client, drained);
+            self.inner.availability.drained(self.broker, Instant::now());
+        }
+        // Batches wait behind a full window of requests: the broker is not keeping up.
+        if self.pending.len() >= max_in_flight
+            && self.partitions.iter().any(|q| q.leader() == self.broker && q.queued.load(Ordering::Relaxed) > 0)
+        {
+            self.inner.availability.ready(self.broker, Instant::now());
         }
         next
     }
@@ -451,6 +459,30 @@ impl Sink {
         let batch = d.batch;
         let mut st = queue.lock();
         queue.landed(&mut st, &batch.outcome);
+        // Too large for the broker (its message.max.bytes for the topic): split in halves and
+        // sent again, as Kafka's producer does, without counting a retry. The parts take the
+        // whole's sequences in order, so the batches after it stay numbered right (they come
+        // back OUT_OF_ORDER_SEQUENCE_NUMBER and follow the parts).
+        let may_send = inner.txn.as_ref().is_none_or(|t| t.may_send());
+        if code == ErrorCode::MESSAGE_TOO_LARGE && may_send && batch.created + config.delivery_timeout > now {
+            let target = (batch.uncompressed / 2).min(inner.settings().batch_size).max(1);
+            if let Some(parts) = batch.split(target) {
+                tracing::warn!(topic = %queue.topic, partition = queue.partition, records = batch.records, bytes = batch.bytes.len(), parts = parts.len(), "the broker refused a batch as too large: splitting it");
+                if !inner.hooks.is_empty() {
+                    inner.hooks.each(|h| h.on_batch_error(&queue.topic, queue.partition, &error, true));
+                }
+                let outcomes = parts.iter().map(|(start, part)| (*start, part.outcome.clone())).collect();
+                for (_, part) in parts.into_iter().rev() {
+                    queue.requeue(&mut st, part);
+                    queue.queued.fetch_add(1, Ordering::Relaxed);
+                }
+                batch.outcome.split_into(outcomes);
+                drop(st);
+                self.wake_leader(&queue);
+                self.inner.wake_sink(queue.leader());
+                return;
+            }
+        }
         let is_next = batch.base_sequence >= 0
             && batch.identity == st.identity
             && batch.base_sequence == add_sequence(st.last_acked, 1);

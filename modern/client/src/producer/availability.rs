@@ -1,0 +1,69 @@
+//! `partitioner.availability.timeout.ms` (KIP-794): a broker that has had batches ready for
+//! longer than the timeout without taking any (a slow or stuck broker: its requests in flight
+//! do not come back) is left out of the sticky partitioner's choice, so records without a key
+//! go to partitions whose leaders keep up. As Kafka's `RecordAccumulator` does: each broker's
+//! last time with batches ready and last time drained; unavailable while the first is more than
+//! the timeout after the second. 0 turns it off, as does turning adaptive partitioning off.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// When each broker last had batches ready, and last had some drained into a request.
+#[derive(Default)]
+pub(crate) struct Availability {
+    nodes: Mutex<HashMap<i32, Times>>,
+}
+
+#[derive(Clone, Copy)]
+struct Times {
+    ready: Instant,
+    drained: Instant,
+}
+
+impl Availability {
+    /// `broker` has batches ready at `now` (sent or not).
+    pub fn ready(&self, broker: i32, now: Instant) {
+        let mut nodes = self.nodes.lock().unwrap_or_else(|e| e.into_inner());
+        nodes.entry(broker).or_insert(Times { ready: now, drained: now }).ready = now;
+    }
+
+    /// Batches for `broker` went into a request at `now`.
+    pub fn drained(&self, broker: i32, now: Instant) {
+        let mut nodes = self.nodes.lock().unwrap_or_else(|e| e.into_inner());
+        let times = nodes.entry(broker).or_insert(Times { ready: now, drained: now });
+        times.drained = now;
+        times.ready = times.ready.max(now);
+    }
+
+    /// Whether `broker` has had batches ready for longer than `timeout` without draining any
+    /// (never, when `timeout` is zero).
+    pub fn unavailable(&self, broker: i32, timeout: Duration) -> bool {
+        if timeout.is_zero() {
+            return false;
+        }
+        let nodes = self.nodes.lock().unwrap_or_else(|e| e.into_inner());
+        nodes.get(&broker).is_some_and(|t| t.ready.saturating_duration_since(t.drained) > timeout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broker_ready_but_not_drained_past_the_timeout_is_unavailable_until_it_drains() {
+        let a = Availability::default();
+        let t0 = Instant::now();
+        let timeout = Duration::from_millis(100);
+        a.drained(1, t0);
+        a.ready(1, t0 + Duration::from_millis(50));
+        assert!(!a.unavailable(1, timeout), "50 ms ready: within the timeout");
+        a.ready(1, t0 + Duration::from_millis(150));
+        assert!(a.unavailable(1, timeout));
+        assert!(!a.unavailable(1, Duration::ZERO), "0 turns it off");
+        assert!(!a.unavailable(2, timeout), "a broker never seen is available");
+        a.drained(1, t0 + Duration::from_millis(160));
+        assert!(!a.unavailable(1, timeout), "it took batches again");
+    }
+}
