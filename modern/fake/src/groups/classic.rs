@@ -227,13 +227,14 @@ impl ClassicGroup {
     }
 
     /// A static member rejoining without its member id (it restarted): it gets a new one and
-    /// takes the old one's place. In a stable group with its protocols unchanged nothing is
+    /// takes the old one's place. In a stable group whose selected protocol stays the same with
+    /// its protocols (Kafka compares the protocol chosen, not the members' metadata: a
+    /// restarted consumer's subscription no longer lists the partitions it owned) nothing is
     /// rebalanced and it is answered at once with the current generation (the leader with
     /// every member and KIP-814's skip_assignment); otherwise a round of joins follows.
     fn replace_static(&mut self, old: String, instance: &str, request: JoinRequest, now: Instant) -> JoinStep {
         let id = format!("{instance}-{}", crate::ids::random_uuid());
         let mut member = self.members.remove(&old).expect("the static member found");
-        let unchanged = member.protocols == request.protocols;
         member.client_id = request.client_id;
         member.client_host = request.client_host;
         member.session_timeout = Duration::from_millis(request.session_timeout_ms as u64);
@@ -243,6 +244,7 @@ impl ClassicGroup {
         if self.leader.as_deref() == Some(old.as_str()) {
             self.leader = Some(id.clone());
         }
+        let unchanged = self.protocol.as_deref() == Some(self.select_protocol().as_str());
         tracing::debug!(%instance, %old, new = %id, phase = ?self.phase, unchanged, "static member replaced");
         match self.phase {
             Phase::Stable if unchanged => {
@@ -272,6 +274,25 @@ impl ClassicGroup {
             }
         }
         JoinStep::Wait(id)
+    }
+
+    /// The protocol the members choose (Kafka's `selectProtocol`): each votes for the first of
+    /// its own list that every member supports; the most votes win.
+    fn select_protocol(&self) -> String {
+        let common = self.common_protocols();
+        let mut votes: BTreeMap<&str, usize> = BTreeMap::new();
+        for m in self.members.values() {
+            if let Some((name, _)) = m.protocols.iter().find(|(n, _)| common.contains(n)) {
+                *votes.entry(name.as_str()).or_default() += 1;
+            }
+        }
+        common
+            .iter()
+            .max_by_key(|n| {
+                (votes.get(n.as_str()).copied().unwrap_or(0), std::cmp::Reverse(common.iter().position(|c| c == *n)))
+            })
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Every member with its metadata for `protocol`, as the leader's JoinGroup answer lists them.
@@ -312,21 +333,7 @@ impl ClassicGroup {
             self.leader = None;
             return true;
         }
-        // Each member votes for the first protocol of its own list that every member supports.
-        let common = self.common_protocols();
-        let mut votes: BTreeMap<&str, usize> = BTreeMap::new();
-        for m in self.members.values() {
-            if let Some((name, _)) = m.protocols.iter().find(|(n, _)| common.contains(n)) {
-                *votes.entry(name.as_str()).or_default() += 1;
-            }
-        }
-        let protocol = common
-            .iter()
-            .max_by_key(|n| {
-                (votes.get(n.as_str()).copied().unwrap_or(0), std::cmp::Reverse(common.iter().position(|c| c == *n)))
-            })
-            .cloned()
-            .unwrap_or_default();
+        let protocol = self.select_protocol();
         let leader = match &self.leader {
             Some(l) if self.members.contains_key(l) => l.clone(),
             _ => self.members.keys().next().cloned().unwrap_or_default(),
