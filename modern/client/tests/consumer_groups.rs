@@ -107,3 +107,57 @@ async fn a_pattern_never_matches_internal_topics() {
     member.close().await.unwrap();
     fake.shutdown().await;
 }
+
+async fn poll_both(a: &kwire_client::consumer::Consumer, b: &kwire_client::consumer::Consumer) {
+    let _ = tokio::join!(a.poll(Duration::from_millis(50)), b.poll(Duration::from_millis(50)));
+}
+
+/// KIP-345 and KIP-814: the group's leader, a static member, restarts and Kafka hands it its
+/// place back without a rebalance (skipping the assignment); it must not rejoin by itself then.
+#[tokio::test]
+async fn a_restarted_static_leader_takes_its_place_back_without_a_rebalance() {
+    use kwire_client::consumer::Consumer;
+    let fake = fake(1).await;
+    fake.create_topic("static", 4).unwrap();
+    let bootstrap = fake.bootstrap_servers();
+    let member = |instance: &str| {
+        config(&bootstrap)
+            .group_id("static-leader")
+            .group_instance_id(instance)
+            .session_timeout(Duration::from_secs(30))
+            .heartbeat_interval(Duration::from_millis(100))
+    };
+    // The leader joins first, alone.
+    let leader = Consumer::new(member("leader")).await.unwrap();
+    leader.subscribe(["static"]).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while leader.assignment().len() != 4 && tokio::time::Instant::now() < deadline {
+        let _ = leader.poll(Duration::from_millis(50)).await;
+    }
+    let other = Consumer::new(member("other")).await.unwrap();
+    other.subscribe(["static"]).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while (leader.assignment().len() != 2 || other.assignment().len() != 2) && tokio::time::Instant::now() < deadline {
+        poll_both(&leader, &other).await;
+    }
+    let (held, generation) = (leader.assignment(), leader.group_metadata().unwrap().generation_id);
+    assert_eq!(held.len(), 2);
+    leader.close().await.unwrap();
+    let leader = Consumer::new(member("leader")).await.unwrap();
+    leader.subscribe(["static"]).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while leader.assignment().is_empty() && tokio::time::Instant::now() < deadline {
+        poll_both(&leader, &other).await;
+    }
+    // A second of heartbeats and polls: a leader that rejoined by itself would show here.
+    for _ in 0..10 {
+        poll_both(&leader, &other).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(leader.assignment(), held, "the same partitions back");
+    assert_eq!(leader.group_metadata().unwrap().generation_id, generation, "no rebalance");
+    assert_eq!(other.group_metadata().unwrap().generation_id, generation);
+    leader.close().await.unwrap();
+    other.close().await.unwrap();
+    fake.shutdown().await;
+}

@@ -52,6 +52,10 @@ struct Classic {
     /// rebalance (for the leader, of every member's topics).
     joined_topics: BTreeMap<String, i32>,
     leader: bool,
+    /// Whether the leader watches `joined_topics`' partition counts: not after a static
+    /// leader's rejoin that skipped the assignment (KIP-814), as Kafka's consumer keeps no
+    /// metadata snapshot then.
+    watch_partitions: bool,
     failures: u32,
 }
 
@@ -68,6 +72,7 @@ pub(super) async fn run(shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>
         need_join: true,
         joined_topics: BTreeMap::new(),
         leader: false,
+        watch_partitions: false,
         failures: 0,
     };
     member.run(&mut shutdown).await;
@@ -180,7 +185,7 @@ impl Classic {
         if self.subscription_changed() {
             return true;
         }
-        if !self.leader {
+        if !self.leader || !self.watch_partitions {
             return false;
         }
         let topics: BTreeSet<String> = self.joined_topics.keys().cloned().collect();
@@ -325,10 +330,22 @@ impl Classic {
                     joined.protocol_name
                 ))
             })?;
+        self.watch_partitions = self.leader && !joined.skip_assignment;
         let assignments = if self.leader && !joined.skip_assignment {
             self.assign(strategy, &joined)?
         } else {
-            if !self.leader {
+            if self.leader {
+                // KIP-814: a static leader rejoined and Kafka kept the group's assignment.
+                // As Kafka's consumer, it takes every member's topics (for metadata and the
+                // subscription check) but no snapshot of their partitions. Without the topics
+                // its subscription check found its own missing and it rejoined at once, a
+                // rebalance nobody needed: how the static-member test failed whenever the
+                // restarted member had been the leader.
+                let topics: BTreeSet<String> =
+                    members_of(&joined)?.into_iter().flat_map(|m| m.subscription.topics).collect();
+                self.joined_topics = topics.iter().map(|t| (t.clone(), -1)).collect();
+                self.shared.state().group_topics = topics;
+            } else {
                 self.joined_topics = topics.iter().map(|t| (t.clone(), -1)).collect();
                 let counts = partition_counts(&self.shared, &topics);
                 self.joined_topics.extend(counts);
@@ -419,24 +436,7 @@ impl Classic {
         strategy: AssignmentStrategy,
         joined: &JoinGroupResponse,
     ) -> Result<Vec<SyncGroupRequestAssignment>, ConsumerError> {
-        let mut members = Vec::new();
-        for m in &joined.members {
-            let subscription = match protocol::decode_subscription(&m.metadata) {
-                Ok(s) => s,
-                Err(e) => {
-                    // Kafka's leader fails the rebalance on a subscription it cannot read.
-                    return Err(ConsumerError::IllegalState(format!(
-                        "member {} sent a subscription that does not decode: {e}",
-                        m.member_id
-                    )));
-                }
-            };
-            members.push(Member {
-                id: m.member_id.as_str().to_owned(),
-                instance_id: m.group_instance_id.as_ref().map(|i| i.as_str().to_owned()),
-                subscription,
-            });
-        }
+        let members = members_of(joined)?;
         let topics: BTreeSet<String> = members.iter().flat_map(|m| m.subscription.topics.iter().cloned()).collect();
         let counts = partition_counts(&self.shared, &topics);
         // The leader watches every member's topics for changes.
@@ -564,4 +564,26 @@ fn heartbeat_request(shared: &Shared, group: &str, member_id: &str, generation: 
 
 pub(super) fn millis(duration: Duration) -> i32 {
     duration.as_millis().min(i32::MAX as u128) as i32
+}
+
+/// Every member's subscription in a JoinGroup response the leader received. Kafka's leader
+/// fails the rebalance on a subscription it cannot read.
+fn members_of(joined: &JoinGroupResponse) -> Result<Vec<Member>, ConsumerError> {
+    joined
+        .members
+        .iter()
+        .map(|m| {
+            let subscription = protocol::decode_subscription(&m.metadata).map_err(|e| {
+                ConsumerError::IllegalState(format!(
+                    "member {} sent a subscription that does not decode: {e}",
+                    m.member_id
+                ))
+            })?;
+            Ok(Member {
+                id: m.member_id.as_str().to_owned(),
+                instance_id: m.group_instance_id.as_ref().map(|i| i.as_str().to_owned()),
+                subscription,
+            })
+        })
+        .collect()
 }
