@@ -138,7 +138,12 @@ impl Producer {
             metrics: Metrics::default(),
             hooks: Hooks::default(),
             sinks: Mutex::new(HashMap::new()),
-            availability: Default::default(),
+            // Only with adaptive partitioning, as in Kafka's producer.
+            availability: availability::Availability::new(if config.partitioner_adaptive {
+                config.partitioner_availability_timeout
+            } else {
+                Duration::ZERO
+            }),
             metadata_wanted: Notify::new(),
             new_id_wanted: Notify::new(),
             closed: AtomicBool::new(false),
@@ -507,14 +512,8 @@ impl Inner {
                     (None, Some(key)) if !config.partitioner_ignore_keys => partition_for_key(key, partitions),
                     _ => {
                         sticky = true;
-                        // A broker that stopped taking batches is left out (KIP-794), only
-                        // with adaptive partitioning, as in Kafka's producer.
-                        let timeout = if config.partitioner_adaptive {
-                            config.partitioner_availability_timeout
-                        } else {
-                            Duration::ZERO
-                        };
-                        let available = |leader| !self.availability.unavailable(leader, timeout);
+                        // A broker that stopped taking batches is left out (KIP-794).
+                        let available = |leader| !self.availability.unavailable(leader);
                         topic.sticky.current(partitions, || topic.candidates(available), config.partitioner_adaptive)
                     }
                 }
