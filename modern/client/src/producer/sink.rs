@@ -478,7 +478,7 @@ impl Sink {
                 }
                 batch.outcome.split_into(outcomes);
                 drop(st);
-                self.wake_leader(&queue);
+                // The parts go now, from whichever sink leads the partition (this one too).
                 self.inner.wake_sink(queue.leader());
                 return;
             }
